@@ -1,0 +1,13 @@
+"""tbkit: write, read and serve TensorBoard event files, without TensorFlow.
+
+Example:
+    >>> from tbkit import SummaryWriter
+    >>> with SummaryWriter("runs/demo") as writer:  # doctest: +SKIP
+    ...     writer.add_scalar("loss", 0.5, global_step=1)
+"""
+
+from tbkit import errors
+from tbkit._version import __version__
+from tbkit.writer.summary_writer import SummaryWriter
+
+__all__ = ["SummaryWriter", "__version__", "errors"]

@@ -1,0 +1,130 @@
+"""NumPy arrays to and from ``TensorProto``, the way TensorFlow lays them out."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tbkit.errors import InvalidArgumentError
+from tbkit.proto import tensor_pb2, tensor_shape_pb2, types_pb2
+
+_NP_TO_DT = {
+    np.dtype(np.float16): types_pb2.DT_HALF,
+    np.dtype(np.float32): types_pb2.DT_FLOAT,
+    np.dtype(np.float64): types_pb2.DT_DOUBLE,
+    np.dtype(np.int8): types_pb2.DT_INT8,
+    np.dtype(np.int16): types_pb2.DT_INT16,
+    np.dtype(np.int32): types_pb2.DT_INT32,
+    np.dtype(np.int64): types_pb2.DT_INT64,
+    np.dtype(np.uint8): types_pb2.DT_UINT8,
+    np.dtype(np.uint16): types_pb2.DT_UINT16,
+    np.dtype(np.uint32): types_pb2.DT_UINT32,
+    np.dtype(np.uint64): types_pb2.DT_UINT64,
+    np.dtype(np.bool_): types_pb2.DT_BOOL,
+    np.dtype(np.complex64): types_pb2.DT_COMPLEX64,
+    np.dtype(np.complex128): types_pb2.DT_COMPLEX128,
+}
+_DT_TO_NP = {dt: npd.newbyteorder("<") for npd, dt in _NP_TO_DT.items()}
+
+# Which repeated *_val field holds each type when tensor_content is not used.
+_VAL_FIELD = {
+    types_pb2.DT_FLOAT: "float_val",
+    types_pb2.DT_DOUBLE: "double_val",
+    types_pb2.DT_INT32: "int_val",
+    types_pb2.DT_INT16: "int_val",
+    types_pb2.DT_INT8: "int_val",
+    types_pb2.DT_UINT8: "int_val",
+    types_pb2.DT_UINT16: "int_val",
+    types_pb2.DT_INT64: "int64_val",
+    types_pb2.DT_UINT32: "uint32_val",
+    types_pb2.DT_UINT64: "uint64_val",
+    types_pb2.DT_BOOL: "bool_val",
+    types_pb2.DT_HALF: "half_val",
+    types_pb2.DT_COMPLEX64: "scomplex_val",
+    types_pb2.DT_COMPLEX128: "dcomplex_val",
+}
+
+
+def shape_proto(shape: tuple[int, ...]) -> tensor_shape_pb2.TensorShapeProto:
+    """A ``TensorShapeProto`` for ``shape``."""
+    return tensor_shape_pb2.TensorShapeProto(
+        dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=d) for d in shape]
+    )
+
+
+def _encode_str(item: object) -> bytes:
+    if isinstance(item, bytes):
+        return item
+    if isinstance(item, str):
+        return item.encode("utf-8")
+    raise InvalidArgumentError(f"a string tensor holds only str or bytes, got {type(item).__name__}")
+
+
+def make_tensor_proto(array: np.ndarray) -> tensor_pb2.TensorProto:
+    """Encode ``array`` as a ``TensorProto`` (numbers in ``tensor_content``, little-endian).
+
+    Strings (``str``, ``bytes``, or object arrays of them) become ``DT_STRING`` with one
+    ``string_val`` per element, UTF-8 encoded.
+
+    Example:
+        >>> make_tensor_proto(np.zeros((2, 3), np.float32)).dtype == types_pb2.DT_FLOAT
+        True
+    """
+    arr = np.asarray(array)
+    if arr.dtype.kind in "USO":
+        return tensor_pb2.TensorProto(
+            dtype=types_pb2.DT_STRING,
+            tensor_shape=shape_proto(arr.shape),
+            string_val=[_encode_str(x) for x in arr.reshape(-1).tolist()],
+        )
+    dt = (
+        _NP_TO_DT.get(arr.dtype.newbyteorder("=")) if arr.dtype.byteorder != "|" else _NP_TO_DT.get(arr.dtype)
+    )
+    if dt is None:
+        raise InvalidArgumentError(f"cannot write a tensor of dtype {arr.dtype}")
+    content = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<")).tobytes()
+    return tensor_pb2.TensorProto(dtype=dt, tensor_shape=shape_proto(arr.shape), tensor_content=content)
+
+
+def make_ndarray(proto: tensor_pb2.TensorProto) -> np.ndarray:
+    """Decode a ``TensorProto`` to a NumPy array, as TensorFlow's ``make_ndarray`` does.
+
+    Strings come back as an object array of ``bytes``. When the repeated value field holds
+    fewer values than the shape needs, the last value is repeated (TensorFlow's rule).
+    """
+    shape = tuple(d.size for d in proto.tensor_shape.dim)
+    count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    if proto.dtype == types_pb2.DT_STRING:
+        values = np.empty(len(proto.string_val), dtype=object)
+        values[:] = list(proto.string_val)
+        return _fill(values, count, np.dtype(object)).reshape(shape)
+    npd = _DT_TO_NP.get(proto.dtype)
+    if npd is None:
+        raise InvalidArgumentError(f"unsupported tensor dtype {types_pb2.DataType.Name(proto.dtype)}")
+    if proto.tensor_content:
+        return (
+            np.frombuffer(proto.tensor_content, dtype=npd)
+            .astype(npd.newbyteorder("="), copy=True)
+            .reshape(shape)
+        )
+    field = _VAL_FIELD[proto.dtype]
+    raw = getattr(proto, field)
+    if proto.dtype == types_pb2.DT_HALF:
+        values = np.asarray(raw, dtype=np.uint16).view(np.float16)
+    elif proto.dtype in (types_pb2.DT_COMPLEX64, types_pb2.DT_COMPLEX128):
+        pairs = np.asarray(raw, dtype=np.float32 if proto.dtype == types_pb2.DT_COMPLEX64 else np.float64)
+        values = pairs[0::2] + 1j * pairs[1::2]
+    else:
+        values = np.asarray(raw, dtype=npd.newbyteorder("="))
+    return _fill(values.astype(npd.newbyteorder("="), copy=False), count, npd.newbyteorder("=")).reshape(
+        shape
+    )
+
+
+def _fill(values: np.ndarray, count: int, dtype: np.dtype) -> np.ndarray:
+    if values.size == count:
+        return values
+    if values.size == 0:
+        return np.zeros(count, dtype=dtype) if dtype.kind != "O" else np.full(count, b"", dtype=object)
+    if values.size > count:
+        raise InvalidArgumentError(f"tensor holds {values.size} values for {count} elements")
+    return np.concatenate([values, np.repeat(values[-1:], count - values.size)])

@@ -1,0 +1,64 @@
+"""Audio summaries: sample arrays to 16-bit PCM WAV inside a ``[k, 2]`` string tensor."""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+
+from tbkit._tensors import make_tensor_proto
+from tbkit.plugins._metadata import tensor_summary
+from tbkit.plugins.audio.metadata import create_summary_metadata
+from tbkit.proto import summary_pb2
+
+
+def encode_wav(samples: np.ndarray, sample_rate: int) -> bytes:
+    """Encode float samples in [-1, 1] (``frames`` or ``frames × channels``) as 16-bit PCM WAV.
+
+    Values outside [-1, 1] are clipped.
+
+    Example:
+        >>> encode_wav(np.zeros(10), 8000)[:4]
+        b'RIFF'
+    """
+    arr = samples.reshape(-1, 1) if samples.ndim == 1 else samples
+    channels = arr.shape[1]
+    pcm = (np.clip(arr.astype(np.float64), -1.0, 1.0) * 32767.0).astype("<i2").tobytes()
+    header = struct.pack(
+        "<4sI4s4sIHHIIHH4sI",
+        b"RIFF",
+        36 + len(pcm),
+        b"WAVE",
+        b"fmt ",
+        16,
+        1,  # PCM
+        channels,
+        sample_rate,
+        sample_rate * channels * 2,
+        channels * 2,
+        16,
+        b"data",
+        len(pcm),
+    )
+    return header + pcm
+
+
+def audio_pb(
+    tag: str,
+    clips: list[bytes],
+    labels: list[str] | None = None,
+    *,
+    with_metadata: bool = True,
+    display_name: str = "",
+    description: str = "",
+) -> summary_pb2.Summary:
+    """An audio ``Summary`` of encoded WAV ``clips`` with optional Markdown ``labels``."""
+    labels = labels or [""] * len(clips)
+    items = np.empty((len(clips), 2), dtype=object)
+    for i, (clip, label) in enumerate(zip(clips, labels, strict=True)):
+        items[i, 0] = clip
+        items[i, 1] = label.encode("utf-8")
+    meta = (
+        create_summary_metadata(display_name=display_name, description=description) if with_metadata else None
+    )
+    return tensor_summary(tag, make_tensor_proto(items), meta)

@@ -1,0 +1,31 @@
+"""Image summaries: encoded images to a ``[width, height, image, ...]`` string tensor."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from tbkit._tensors import make_tensor_proto
+from tbkit.plugins._metadata import tensor_summary
+from tbkit.plugins.images.metadata import create_summary_metadata
+from tbkit.proto import summary_pb2
+
+
+def image_pb(
+    tag: str,
+    images: Sequence[bytes],
+    *,
+    width: int,
+    height: int,
+    with_metadata: bool = True,
+    display_name: str = "",
+    description: str = "",
+) -> summary_pb2.Summary:
+    """An image ``Summary`` of one or more encoded images of the same ``width`` × ``height``."""
+    items = np.empty(2 + len(images), dtype=object)
+    items[:] = [str(width).encode(), str(height).encode(), *images]
+    meta = (
+        create_summary_metadata(display_name=display_name, description=description) if with_metadata else None
+    )
+    return tensor_summary(tag, make_tensor_proto(items), meta)

@@ -1,0 +1,110 @@
+"""The one place tbkit touches storage.
+
+Plain local paths go straight to the operating system (the fast path); anything with a
+protocol (``memory://``, ``s3://``, ``gs://`` ...) goes through fsspec, imported only then.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from typing import IO, Any
+
+from tbkit.errors import StorageError
+
+
+def is_local(path: str) -> bool:
+    """True for plain filesystem paths (and ``file://`` URLs)."""
+    return "://" not in path or path.startswith("file://")
+
+
+def _local(path: str) -> str:
+    return path[len("file://") :] if path.startswith("file://") else path
+
+
+def _fs(path: str) -> tuple[Any, str]:
+    import fsspec
+
+    fs, stripped = fsspec.core.url_to_fs(path)
+    return fs, stripped
+
+
+def join(base: str, *parts: str) -> str:
+    """Join path components, with ``/`` for URLs and the OS separator for local paths."""
+    if is_local(base):
+        return os.path.join(base, *parts)
+    return posixpath.join(base, *parts)
+
+
+def makedirs(path: str) -> None:
+    """Create ``path`` and its parents if missing; raise StorageError if that fails."""
+    try:
+        if is_local(path):
+            os.makedirs(_local(path), exist_ok=True)
+        else:
+            fs, p = _fs(path)
+            fs.makedirs(p, exist_ok=True)
+    except OSError as exc:
+        raise StorageError(f"cannot create directory ({exc.strerror or exc})", path=path) from exc
+
+
+def open_new(path: str) -> IO[bytes]:
+    """Open a new file for writing; never truncates an existing one (FileExistsError)."""
+    if is_local(path):
+        return open(_local(path), "xb", buffering=0)
+    fs, p = _fs(path)
+    if fs.exists(p):
+        raise FileExistsError(path)
+    return fs.open(p, "wb")
+
+
+def read_bytes(path: str, start: int = 0) -> bytes:
+    """Read ``path`` from byte ``start`` to its current end."""
+    try:
+        if is_local(path):
+            with open(_local(path), "rb") as f:
+                if start:
+                    f.seek(start)
+                return f.read()
+        fs, p = _fs(path)
+        with fs.open(p, "rb") as f:
+            if start:
+                f.seek(start)
+            return f.read()
+    except OSError as exc:
+        raise StorageError(f"cannot read file ({exc.strerror or exc})", path=path) from exc
+
+
+def size(path: str) -> int:
+    """The current size of the file at ``path`` in bytes."""
+    try:
+        if is_local(path):
+            return os.stat(_local(path)).st_size
+        fs, p = _fs(path)
+        return int(fs.size(p))
+    except OSError as exc:
+        raise StorageError(f"cannot stat file ({exc.strerror or exc})", path=path) from exc
+
+
+def listdir(path: str) -> list[tuple[str, bool]]:
+    """``(name, is_dir)`` for every entry directly in directory ``path``, sorted by name."""
+    try:
+        if is_local(path):
+            with os.scandir(_local(path)) as it:
+                return sorted((e.name, e.is_dir()) for e in it)
+        fs, p = _fs(path)
+        out = []
+        for info in fs.ls(p, detail=True):
+            name = posixpath.basename(info["name"].rstrip("/"))
+            out.append((name, info.get("type") == "directory"))
+        return sorted(out)
+    except OSError as exc:
+        raise StorageError(f"cannot list directory ({exc.strerror or exc})", path=path) from exc
+
+
+def exists(path: str) -> bool:
+    """True if a file or directory exists at ``path``."""
+    if is_local(path):
+        return os.path.exists(_local(path))
+    fs, p = _fs(path)
+    return bool(fs.exists(p))

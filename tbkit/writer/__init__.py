@@ -1,0 +1,1 @@
+"""The write side: event files written by a background thread, and the SummaryWriter facade."""

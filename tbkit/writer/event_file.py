@@ -1,0 +1,284 @@
+"""An event file written by a background thread.
+
+``add_*`` calls only validate, convert and append to a thread-safe deque; a daemon thread
+encodes, frames and writes in batches. The thread writes whenever ``max_queue`` items are
+pending and at least every ``flush_secs`` seconds; callers block only when the queue is
+over its hard bound. A failure in the thread is kept and raised on the next call or on
+``close()``. Writers still open at interpreter exit are closed (their data written).
+"""
+
+from __future__ import annotations
+
+import atexit
+import collections
+import struct
+import sys
+import threading
+import time
+import weakref
+from typing import IO
+
+from tbkit.errors import StorageError, WriterClosedError, WriterError
+from tbkit.plugins.scalars.summary import scalar_template
+from tbkit.proto import event_pb2, summary_pb2
+from tbkit.record import storage
+from tbkit.record.framing import encode_record
+from tbkit.writer.naming import event_file_name
+
+FILE_VERSION = "brain.Event:2"
+_HARD_LIMIT_ITEMS = 1 << 17
+_HARD_LIMIT_BYTES = 64 << 20
+_BATCH_BYTES = 1 << 20
+
+_pack_d = struct.Struct("<d").pack
+_pack_f = struct.Struct("<f").pack
+
+
+def _varint(n: int) -> bytes:
+    if n < 0:
+        n += 1 << 64
+    if n < 0x80:
+        return bytes((n,))
+    out = bytearray()
+    while n > 0x7F:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+class _Scalar(tuple):
+    """A pending scalar: ``(tag, value, step, wall_time, double)``, encoded by the thread."""
+
+    __slots__ = ()
+
+
+_live: weakref.WeakSet[EventFileWriter] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all() -> None:
+    for writer in list(_live):
+        try:
+            writer.close()
+        except Exception as exc:  # nobody is left to raise to: say it on stderr
+            print(f"tbkit: {exc}", file=sys.stderr)
+
+
+class EventFileWriter:
+    """Writes one ``events.out.tfevents.*`` file in ``logdir`` from a background thread.
+
+    Args:
+        logdir: The run directory; created if missing. Local path or fsspec URL.
+        filename_suffix: Appended to the file name.
+        max_queue: Pending items at which the thread is woken before its timer.
+        flush_secs: The longest time accepted data waits before it is written.
+    """
+
+    def __init__(
+        self, logdir: str, *, filename_suffix: str = "", max_queue: int = 1024, flush_secs: float = 2.0
+    ) -> None:
+        if flush_secs <= 0:
+            raise ValueError(f"flush_secs must be positive, got {flush_secs!r}")
+        if max_queue < 1:
+            raise ValueError(f"max_queue must be at least 1, got {max_queue!r}")
+        storage.makedirs(logdir)
+        self._file, self.path = self._create(logdir, filename_suffix)
+        self._flush_secs = float(flush_secs)
+        self._wake_at = int(max_queue)
+        self._queue: collections.deque[object] = collections.deque()
+        self._wake = threading.Event()
+        self._error: BaseException | None = None
+        self._closed = False
+        self._bytes_since_wait = 0
+        self._templates: dict[tuple[str, bool], tuple[bytes, bytes]] = {}
+        self._tags_with_metadata: set[str] = set()
+        header = event_pb2.Event(wall_time=time.time(), file_version=FILE_VERSION)
+        header.source_metadata.writer = "tbkit"
+        self._write(encode_record(header.SerializeToString()))
+        self._thread = threading.Thread(target=self._run, name=f"tbkit-writer:{self.path}", daemon=True)
+        self._thread.start()
+        _live.add(self)
+
+    @staticmethod
+    def _create(logdir: str, suffix: str) -> tuple[IO[bytes], str]:
+        for _ in range(100):
+            path = storage.join(logdir, event_file_name(suffix))
+            try:
+                return storage.open_new(path), path
+            except FileExistsError:
+                continue
+            except OSError as exc:
+                raise StorageError(f"cannot create event file ({exc.strerror or exc})", path=path) from exc
+        raise StorageError("cannot find a free event file name", path=logdir)  # pragma: no cover
+
+    # -- the caller's side -------------------------------------------------------------
+
+    def _check(self) -> None:
+        if self._closed:
+            raise WriterClosedError(path=self.path)
+        if self._error is not None:
+            raise WriterError(
+                f"the background writer failed: {self._error!r}", path=self.path
+            ) from self._error
+
+    def add_scalar(self, tag: str, value: float, step: int, wall_time: float, double: bool = False) -> None:
+        """Queue one scalar (already validated) for writing."""
+        if self._closed or self._error is not None:
+            self._check()
+        queue = self._queue
+        queue.append(_Scalar((tag, value, step, wall_time, double)))
+        if len(queue) >= self._wake_at:
+            self._kick(queue)
+
+    def add_summary(self, summary: summary_pb2.Summary, step: int, wall_time: float) -> None:
+        """Queue a ``Summary`` event; metadata is kept only on each tag's first value in the file."""
+        self._check()
+        self._put(event_pb2.Event(wall_time=wall_time, step=step, summary=summary), summary.ByteSize())
+
+    def add_event(self, event: event_pb2.Event) -> None:
+        """Queue any ``Event`` as it is."""
+        self._check()
+        self._put(event, event.ByteSize())
+
+    def _put(self, item: object, size: int) -> None:
+        queue = self._queue
+        queue.append(item)
+        self._bytes_since_wait += size
+        if self._bytes_since_wait > _HARD_LIMIT_BYTES:
+            self._bytes_since_wait = 0
+            self._wait_written()
+        elif len(queue) >= self._wake_at:
+            self._kick(queue)
+
+    def _kick(self, queue: collections.deque[object]) -> None:
+        if len(queue) > _HARD_LIMIT_ITEMS:
+            self._wait_written()
+        elif not self._wake.is_set():
+            self._wake.set()
+
+    def _wait_written(self) -> None:
+        done = threading.Event()
+        self._queue.append(done)
+        self._wake.set()
+        while not done.wait(0.5):
+            if not self._thread.is_alive():  # pragma: no cover - the thread only dies at exit
+                break
+
+    def flush(self) -> None:
+        """Write everything queued so far to the file, and flush the file."""
+        self._check()
+        self._wait_written()
+        self._check()
+
+    def close(self) -> None:
+        """Write everything queued, stop the thread and close the file. Idempotent.
+
+        Raises:
+            WriterError: The background thread failed at some point.
+        """
+        if self._closed:
+            return
+        self._wait_written()
+        self._closed = True
+        self._wake.set()
+        self._thread.join()
+        _live.discard(self)
+        try:
+            self._file.close()
+        except OSError as exc:
+            if self._error is None:
+                self._error = exc
+        if self._error is not None:
+            raise WriterError(
+                f"the background writer failed: {self._error!r}", path=self.path
+            ) from self._error
+
+    # -- the thread's side -------------------------------------------------------------
+
+    def _write(self, data: bytes) -> None:
+        self._file.write(data)
+
+    def _run(self) -> None:
+        while True:
+            self._wake.wait(self._flush_secs)
+            self._wake.clear()
+            self._drain()
+            if self._closed and not self._queue:
+                return
+
+    def _drain(self) -> None:
+        queue = self._queue
+        chunks: list[bytes] = []
+        size = 0
+        while queue:
+            item = queue.popleft()
+            if isinstance(item, threading.Event):
+                self._emit(chunks)
+                chunks, size = [], 0
+                self._sync()
+                item.set()
+                continue
+            if self._error is not None:
+                continue  # already failed: nothing more can be written; the caller is told
+            try:
+                record = self._encode(item)
+            except Exception as exc:
+                self._error = exc
+                continue
+            chunks.append(record)
+            size += len(record)
+            if size >= _BATCH_BYTES:
+                self._emit(chunks)
+                chunks, size = [], 0
+        self._emit(chunks)
+        self._sync()
+
+    def _emit(self, chunks: list[bytes]) -> None:
+        if not chunks or self._error is not None:
+            return
+        try:
+            self._write(b"".join(chunks))
+        except Exception as exc:
+            self._error = exc
+
+    def _sync(self) -> None:
+        if self._error is None:
+            try:
+                self._file.flush()
+            except Exception as exc:
+                self._error = exc
+
+    def _encode(self, item: object) -> bytes:
+        if type(item) is _Scalar:
+            return self._encode_scalar(*item)
+        assert isinstance(item, event_pb2.Event)
+        if item.HasField("summary"):
+            for value in item.summary.value:
+                if value.tag in self._tags_with_metadata:
+                    value.ClearField("metadata")
+                elif value.HasField("metadata"):
+                    self._tags_with_metadata.add(value.tag)
+        return encode_record(item.SerializeToString())
+
+    def _scalar_template(self, tag: str, double: bool) -> tuple[bytes, bytes]:
+        key = (tag, double)
+        template = self._templates.get(key)
+        if template is not None:
+            return template
+        size = 8 if double else 4
+        later = scalar_template(tag, double=double, with_metadata=False)
+        self._templates[key] = (b"\x2a" + _varint(len(later[0]) + size + len(later[1])) + later[0], later[1])
+        if tag in self._tags_with_metadata:
+            return self._templates[key]
+        self._tags_with_metadata.add(tag)
+        first = scalar_template(tag, double=double, with_metadata=True)
+        return (b"\x2a" + _varint(len(first[0]) + size + len(first[1])) + first[0], first[1])
+
+    def _encode_scalar(self, tag: str, value: float, step: int, wall_time: float, double: bool) -> bytes:
+        # Event{1: wall_time, 2: step, 5: Summary} written by hand around a per-tag template.
+        head, tail = self._scalar_template(tag, double)
+        value_bytes = _pack_d(value) if double else _pack_f(value)
+        return encode_record(
+            b"".join((b"\x09", _pack_d(wall_time), b"\x10", _varint(step), head, value_bytes, tail))
+        )
