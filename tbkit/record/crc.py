@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-_MASK_DELTA = 0xA282EAD8
+import numpy as np
+
+MASK_DELTA = 0xA282EAD8
 _POLY = 0x82F63B78  # CRC-32C, reflected
 
 
@@ -49,9 +51,59 @@ crc32c: Callable[[bytes], int] = _load_native() or crc32c_python
 
 def mask(crc: int) -> int:
     """Apply TFRecord's CRC mask: rotate right by 15 bits and add a constant, mod 2**32."""
-    return (((crc >> 15) | (crc << 17)) + _MASK_DELTA) & 0xFFFFFFFF
+    return (((crc >> 15) | (crc << 17)) + MASK_DELTA) & 0xFFFFFFFF
 
 
 def masked_crc32c(data: bytes | bytearray | memoryview) -> int:
     """The masked CRC-32C of ``data``, as stored in a TFRecord header and footer."""
     return mask(crc32c(data))
+
+
+_linear = np.zeros((1, 256), dtype=np.uint32)
+_TABLE_NP = np.array(_TABLE, dtype=np.uint32)
+
+
+def linear_table(max_distance: int) -> np.ndarray:
+    """The linear part of CRC-32C, by a byte's distance to the end of the message.
+
+    CRC-32C is affine in its input: for two messages of the same length,
+    ``crc(a ^ b) == crc(a) ^ crc(b) ^ crc(zeros)``, and the part a single byte ``v`` adds
+    depends only on ``v`` and how many bytes from the end it stands (1 for the last byte).
+    Row ``d`` of the returned ``uint32`` array holds that part for every ``v`` at distance
+    ``d`` (row 0 is zero); rows are built by a recurrence and cached.
+    """
+    global _linear
+    have = len(_linear) - 1
+    if max_distance > have:
+        rows = [_linear]
+        row = _linear[-1] if have else _TABLE_NP.copy()
+        if not have:
+            rows.append(row[None, :])
+        for _ in range(max(have, 1), max_distance):
+            row = _TABLE_NP[row & 0xFF] ^ (row >> 8)
+            rows.append(row[None, :])
+        _linear = np.concatenate(rows)
+    return _linear
+
+
+def patched_crcs(base: np.ndarray, distances: np.ndarray, columns: np.ndarray) -> np.ndarray:
+    """CRC-32C of many copies of templates that differ from them at a few bytes, vectorised.
+
+    Args:
+        base: ``(n,)`` CRC of each copy's template, which holds zero at every varying byte.
+        distances: ``(n, p)`` distance to the end of the message of each varying byte
+            (0 for a column that does not apply to that copy).
+        columns: ``(n, p)`` uint8, the copy's bytes at those places.
+
+    Returns:
+        The ``(n,)`` unmasked CRCs as ``uint32``.
+    """
+    table = linear_table(int(distances.max()))
+    parts = table.reshape(-1)[distances * 256 + columns]
+    return np.bitwise_xor.reduce(parts, axis=1) ^ base.astype(np.uint32)
+
+
+def mask_array(crcs: np.ndarray) -> np.ndarray:
+    """:func:`mask` over a NumPy array of CRCs; returns ``uint32``."""
+    c = crcs.astype(np.uint64)
+    return ((((c >> 15) | (c << 17)) + MASK_DELTA) & 0xFFFFFFFF).astype(np.uint32)

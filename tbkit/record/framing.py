@@ -12,8 +12,10 @@ import struct
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
+import numpy as np
+
 from tbkit.errors import CorruptRecordError
-from tbkit.record.crc import crc32c, mask
+from tbkit.record.crc import crc32c, mask, mask_array
 
 HEADER_SIZE = 12
 FOOTER_SIZE = 4
@@ -100,3 +102,30 @@ def iter_records(buf: bytes, *, path: str, start: int = 0) -> Iterator[tuple[int
             return
         else:
             raise CorruptRecordError(f"corrupt record: {status.value}", path=path, offset=offset)
+
+
+def seal_data(
+    buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray, crcs: np.ndarray | None = None
+) -> bytes:
+    """Fill in the data checksums of a batch of framed records, in place, and return its bytes.
+
+    ``buf`` holds whole records back to back whose length headers are already right (for
+    example copies of a template record whose data were then patched); ``starts[i]`` is the
+    offset of record ``i``'s data and ``lengths[i]`` its length. ``crcs``, when given, are
+    the records' unmasked data CRCs (for example from :func:`~tbkit.record.crc.patched_crcs`);
+    otherwise they are computed here.
+    """
+    ends = starts + lengths
+    if crcs is None:
+        raw = buf.tobytes()
+        crcs = np.fromiter(
+            (crc32c(raw[a:b]) for a, b in zip(starts.tolist(), ends.tolist(), strict=True)),
+            dtype=np.uint64,
+            count=len(starts),
+        )
+    masked = mask_array(crcs).astype("<u4")
+    buf[ends[:, None] + _R4] = masked.view(np.uint8).reshape(len(starts), 4)
+    return buf.tobytes()
+
+
+_R4 = np.arange(4)

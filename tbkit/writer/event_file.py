@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import atexit
 import collections
-import struct
 import sys
 import threading
 import time
@@ -19,38 +18,17 @@ import weakref
 from typing import IO
 
 from tbkit.errors import StorageError, WriterClosedError, WriterError
-from tbkit.plugins.scalars.summary import scalar_template
 from tbkit.proto import event_pb2, summary_pb2
 from tbkit.record import storage
 from tbkit.record.framing import encode_record
+from tbkit.writer._scalars import ScalarBatchEncoder
 from tbkit.writer.naming import event_file_name
 
 FILE_VERSION = "brain.Event:2"
 _HARD_LIMIT_ITEMS = 1 << 17
 _HARD_LIMIT_BYTES = 64 << 20
 _BATCH_BYTES = 1 << 20
-
-_pack_d = struct.Struct("<d").pack
-_pack_f = struct.Struct("<f").pack
-
-
-def _varint(n: int) -> bytes:
-    if n < 0:
-        n += 1 << 64
-    if n < 0x80:
-        return bytes((n,))
-    out = bytearray()
-    while n > 0x7F:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
-
-class _Scalar(tuple):
-    """A pending scalar: ``(tag, value, step, wall_time, double)``, encoded by the thread."""
-
-    __slots__ = ()
+_SCALAR_BATCH = 8192
 
 
 _live: weakref.WeakSet[EventFileWriter] = weakref.WeakSet()
@@ -90,9 +68,10 @@ class EventFileWriter:
         self._wake = threading.Event()
         self._error: BaseException | None = None
         self._closed = False
+        self._failed = False  # closed or errored: the one flag the hot path reads
         self._bytes_since_wait = 0
-        self._templates: dict[tuple[str, bool], tuple[bytes, bytes]] = {}
         self._tags_with_metadata: set[str] = set()
+        self._scalars = ScalarBatchEncoder(self._tags_with_metadata)
         header = event_pb2.Event(wall_time=time.time(), file_version=FILE_VERSION)
         header.source_metadata.writer = "tbkit"
         self._write(encode_record(header.SerializeToString()))
@@ -122,12 +101,12 @@ class EventFileWriter:
                 f"the background writer failed: {self._error!r}", path=self.path
             ) from self._error
 
-    def add_scalar(self, tag: str, value: float, step: int, wall_time: float, double: bool = False) -> None:
-        """Queue one scalar (already validated) for writing."""
-        if self._closed or self._error is not None:
+    def add_scalar(self, tag: str, value: float, step: int, wall_time: float) -> None:
+        """Queue one float32 scalar (already validated) for writing."""
+        if self._failed:
             self._check()
         queue = self._queue
-        queue.append(_Scalar((tag, value, step, wall_time, double)))
+        queue.append((tag, value, step, wall_time))
         if len(queue) >= self._wake_at:
             self._kick(queue)
 
@@ -180,7 +159,7 @@ class EventFileWriter:
         if self._closed:
             return
         self._wait_written()
-        self._closed = True
+        self._closed = self._failed = True
         self._wake.set()
         self._thread.join()
         _live.discard(self)
@@ -188,13 +167,18 @@ class EventFileWriter:
             self._file.close()
         except OSError as exc:
             if self._error is None:
-                self._error = exc
+                self._fail(exc)
         if self._error is not None:
             raise WriterError(
                 f"the background writer failed: {self._error!r}", path=self.path
             ) from self._error
 
     # -- the thread's side -------------------------------------------------------------
+
+    def _fail(self, exc: BaseException) -> None:
+        if self._error is None:
+            self._error = exc
+        self._failed = True
 
     def _write(self, data: bytes) -> None:
         self._file.write(data)
@@ -209,30 +193,55 @@ class EventFileWriter:
 
     def _drain(self) -> None:
         queue = self._queue
-        chunks: list[bytes] = []
-        size = 0
         while queue:
-            item = queue.popleft()
+            popleft = queue.popleft
+            items = [popleft() for _ in range(len(queue))]
+            if set(map(type, items)) == {tuple}:  # only float32 scalars: the fast path
+                chunks = [
+                    self._encode_batch(items[i : i + _SCALAR_BATCH])
+                    for i in range(0, len(items), _SCALAR_BATCH)
+                ]
+                self._emit(chunks)
+                continue
+            self._drain_mixed(items)
+        self._sync()
+
+    def _drain_mixed(self, items: list[object]) -> None:
+        chunks: list[bytes] = []
+        scalars: list[tuple[str, float, int, float]] = []
+        size = 0
+        for item in items:
+            if type(item) is tuple:  # a float32 scalar: (tag, value, step, wall_time)
+                scalars.append(item)  # type: ignore[arg-type]
+                if len(scalars) < _SCALAR_BATCH:
+                    continue
+            if scalars:
+                chunks.append(self._encode_batch(scalars))
+                size += len(chunks[-1])
+                scalars = []
             if isinstance(item, threading.Event):
                 self._emit(chunks)
                 chunks, size = [], 0
                 self._sync()
                 item.set()
-                continue
-            if self._error is not None:
-                continue  # already failed: nothing more can be written; the caller is told
-            try:
-                record = self._encode(item)
-            except Exception as exc:
-                self._error = exc
-                continue
-            chunks.append(record)
-            size += len(record)
+            elif type(item) is not tuple:
+                chunks.append(self._encode(item))
+                size += len(chunks[-1])
             if size >= _BATCH_BYTES:
                 self._emit(chunks)
                 chunks, size = [], 0
+        if scalars:
+            chunks.append(self._encode_batch(scalars))
         self._emit(chunks)
-        self._sync()
+
+    def _encode_batch(self, scalars: list[tuple[str, float, int, float]]) -> bytes:
+        if self._error is not None:
+            return b""
+        try:
+            return self._scalars.encode(scalars)
+        except Exception as exc:
+            self._fail(exc)
+            return b""
 
     def _emit(self, chunks: list[bytes]) -> None:
         if not chunks or self._error is not None:
@@ -240,45 +249,27 @@ class EventFileWriter:
         try:
             self._write(b"".join(chunks))
         except Exception as exc:
-            self._error = exc
+            self._fail(exc)
 
     def _sync(self) -> None:
         if self._error is None:
             try:
                 self._file.flush()
             except Exception as exc:
-                self._error = exc
+                self._fail(exc)
 
     def _encode(self, item: object) -> bytes:
-        if type(item) is _Scalar:
-            return self._encode_scalar(*item)
-        assert isinstance(item, event_pb2.Event)
-        if item.HasField("summary"):
-            for value in item.summary.value:
-                if value.tag in self._tags_with_metadata:
-                    value.ClearField("metadata")
-                elif value.HasField("metadata"):
-                    self._tags_with_metadata.add(value.tag)
-        return encode_record(item.SerializeToString())
-
-    def _scalar_template(self, tag: str, double: bool) -> tuple[bytes, bytes]:
-        key = (tag, double)
-        template = self._templates.get(key)
-        if template is not None:
-            return template
-        size = 8 if double else 4
-        later = scalar_template(tag, double=double, with_metadata=False)
-        self._templates[key] = (b"\x2a" + _varint(len(later[0]) + size + len(later[1])) + later[0], later[1])
-        if tag in self._tags_with_metadata:
-            return self._templates[key]
-        self._tags_with_metadata.add(tag)
-        first = scalar_template(tag, double=double, with_metadata=True)
-        return (b"\x2a" + _varint(len(first[0]) + size + len(first[1])) + first[0], first[1])
-
-    def _encode_scalar(self, tag: str, value: float, step: int, wall_time: float, double: bool) -> bytes:
-        # Event{1: wall_time, 2: step, 5: Summary} written by hand around a per-tag template.
-        head, tail = self._scalar_template(tag, double)
-        value_bytes = _pack_d(value) if double else _pack_f(value)
-        return encode_record(
-            b"".join((b"\x09", _pack_d(wall_time), b"\x10", _varint(step), head, value_bytes, tail))
-        )
+        if self._error is not None:
+            return b""  # already failed: nothing more can be written; the caller is told
+        try:
+            assert isinstance(item, event_pb2.Event)
+            if item.HasField("summary"):
+                for value in item.summary.value:
+                    if value.tag in self._tags_with_metadata:
+                        value.ClearField("metadata")
+                    elif value.HasField("metadata"):
+                        self._tags_with_metadata.add(value.tag)
+            return encode_record(item.SerializeToString())
+        except Exception as exc:
+            self._fail(exc)
+            return b""

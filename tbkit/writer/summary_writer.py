@@ -15,12 +15,15 @@ from tbkit.plugins.audio.summary import audio_pb, encode_wav
 from tbkit.plugins.histograms.summary import Bins, compute_buckets, histogram_pb, histogram_raw_pb
 from tbkit.plugins.images.convert import encode_png, to_hwc, to_uint8
 from tbkit.plugins.images.summary import image_pb
+from tbkit.plugins.scalars.summary import scalar_pb
 from tbkit.plugins.tensors.summary import tensor_pb
 from tbkit.plugins.text.summary import text_pb
 from tbkit.proto import event_pb2, summary_pb2
 from tbkit.record import storage
 from tbkit.writer._values import _INT64_MAX, _INT64_MIN, check_step, check_tag, check_walltime
 from tbkit.writer.event_file import EventFileWriter
+
+_now = time.time
 
 
 def default_logdir(comment: str = "") -> str:
@@ -66,6 +69,8 @@ class SummaryWriter:
         self.log_dir = log_dir
         self._options = {"max_queue": max_queue, "flush_secs": flush_secs, "filename_suffix": filename_suffix}
         self._writer = EventFileWriter(log_dir, **self._options)
+        self._scalar_queue = self._writer._queue
+        self._wake_at = self._writer._wake_at
         self._sub_writers: dict[str, EventFileWriter] = {}
         if purge_step is not None:
             step = check_step(purge_step)
@@ -91,16 +96,22 @@ class SummaryWriter:
         if type(tag) is not str or not tag:
             tag = check_tag(tag)
         kind = type(scalar_value)
-        if kind is float:
-            value = scalar_value
-        elif kind is int:
-            value = float(scalar_value)
-        else:
-            value = to_float(scalar_value, name="scalar_value")
+        if kind is not float:
+            scalar_value = float(scalar_value) if kind is int else to_float(scalar_value, name="scalar_value")
         if type(global_step) is not int or not _INT64_MIN <= global_step <= _INT64_MAX:
             global_step = check_step(global_step)
-        wall_time = time.time() if walltime is None else check_walltime(walltime)
-        self._writer.add_scalar(tag, value, global_step, wall_time, double_precision)
+        wall_time = _now() if walltime is None else check_walltime(walltime)
+        writer = self._writer
+        if double_precision or writer._failed:
+            if double_precision:
+                self._add(scalar_pb(tag, scalar_value, double=True), global_step, wall_time)
+                return
+            writer._check()
+        # EventFileWriter.add_scalar, inlined: this is the hottest path of the package.
+        queue = self._scalar_queue
+        queue.append((tag, scalar_value, global_step, wall_time))
+        if len(queue) >= self._wake_at:
+            writer._kick(queue)
 
     def add_scalars(
         self,

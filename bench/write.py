@@ -1,0 +1,111 @@
+"""Write-speed benchmark: tbkit, torch.utils.tensorboard and tensorboardX side by side.
+
+Each case runs every writer in this one process, on the same inputs, and prints the
+per-call time of the ``add_*`` loop, the time ``close()`` then takes, the per-call time
+including ``close()``, and each peer's ratio to tbkit (higher = tbkit faster).
+
+Usage: ``python bench/write.py [--scale 1.0] [--cases scalar,histogram,image]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+
+def _writers() -> dict[str, Callable[[str], Any]]:
+    import tbkit
+
+    out: dict[str, Callable[[str], Any]] = {"tbkit": tbkit.SummaryWriter}
+    try:
+        from torch.utils.tensorboard import SummaryWriter as TorchWriter
+
+        out["torch"] = TorchWriter
+    except ImportError:
+        print("torch not installed: skipped")
+    try:
+        from tensorboardX import SummaryWriter as XWriter
+
+        out["tensorboardX"] = XWriter
+    except ImportError:
+        print("tensorboardX not installed: skipped")
+    return out
+
+
+def _case_scalar(w: Any, n: int) -> int:
+    tags = [f"train/metric_{i}" for i in range(10)]
+    steps = n // len(tags)
+    add = w.add_scalar
+    for step in range(steps):
+        for tag in tags:
+            add(tag, 0.5 + step * 1e-4, step)
+    return steps * len(tags)
+
+
+def _case_histogram(w: Any, n: int) -> int:
+    rng = np.random.default_rng(0)
+    values = rng.standard_normal(100_000).astype(np.float32)
+    for step in range(n):
+        w.add_histogram("weights", values, step)
+    return n
+
+
+def _case_image(w: Any, n: int) -> int:
+    rng = np.random.default_rng(0)
+    image = rng.integers(0, 256, (64, 64, 3), dtype=np.uint8)
+    for step in range(n):
+        w.add_image("sample", image, step, dataformats="HWC")
+    return n
+
+
+CASES = {
+    "scalar": (_case_scalar, 200_000, "add_scalar, 10 tags x 20,000 steps"),
+    "histogram": (_case_histogram, 1_000, "add_histogram of 100,000 float32, default bins"),
+    "image": (_case_image, 1_000, "add_image 64x64x3 uint8"),
+}
+
+
+def run_case(name: str, scale: float, writers: dict[str, Callable[[str], Any]]) -> dict[str, tuple[float, float]]:
+    func, count, title = CASES[name]
+    n = max(1, int(count * scale))
+    print(f"\n== {name}: {title} (n={n})")
+    print(f"{'writer':<14}{'loop us/call':>14}{'close s':>10}{'total us/call':>15}{'tbkit faster by':>17}")
+    results: dict[str, tuple[float, float]] = {}
+    for wname, factory in writers.items():
+        root = tempfile.mkdtemp(prefix=f"bench-{wname}-")
+        try:
+            w = factory(root)
+            gc.collect()
+            t0 = time.perf_counter()
+            calls = func(w, n)
+            t1 = time.perf_counter()
+            w.close()
+            t2 = time.perf_counter()
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+        results[wname] = ((t1 - t0) / calls, (t2 - t0) / calls)
+        loop, total = results[wname]
+        ratio = total / results["tbkit"][1]
+        print(f"{wname:<14}{loop * 1e6:>14.2f}{t2 - t1:>10.3f}{total * 1e6:>15.2f}{ratio:>16.1f}x")
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=float, default=1.0, help="multiply every call count")
+    parser.add_argument("--cases", default=",".join(CASES), help="comma-separated: " + ",".join(CASES))
+    args = parser.parse_args()
+    writers = _writers()
+    for name in args.cases.split(","):
+        run_case(name.strip(), args.scale, writers)
+
+
+if __name__ == "__main__":
+    main()

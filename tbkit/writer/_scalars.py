@@ -1,0 +1,129 @@
+"""Batch encoding of scalar events with NumPy: the writer thread's hot path.
+
+A scalar event is ``Event{1: wall_time, 2: step, 5: Summary}`` where the summary bytes are a
+fixed per-tag template around the value's 4 (or 8) bytes. So every record of one tag whose
+step has a given varint length is one fixed framed template: a batch is built by joining
+templates in call order (in C) and patching wall times, steps and values in with vectorised
+NumPy indexing; the record layer then fills in the data checksums.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tbkit.plugins.scalars.summary import scalar_template
+from tbkit.record import framing
+from tbkit.record.crc import crc32c, patched_crcs
+
+_VARINT_LIMITS = np.array([1 << (7 * k) for k in range(1, 10)], dtype=np.uint64)
+_MAX_VARINT = 10
+_COLUMNS = 22  # wall time 8, step varint 10, value 4
+_R10 = np.arange(10)
+_SHIFTS = (7 * _R10).astype(np.uint64)
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while n > 0x7F:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+class ScalarBatchEncoder:
+    """Encodes batches of float32 scalars ``(tag, value, step, wall_time)`` into framed records.
+
+    ``tags_with_metadata`` is shared with the writer's other kinds: a tag's first value in
+    the file carries its metadata, later ones do not.
+    """
+
+    def __init__(self, tags_with_metadata: set[str]) -> None:
+        self._tags_with_metadata = tags_with_metadata
+        self._ids: dict[str, int] = {}
+        self._summaries: list[tuple[bytes, bytes]] = []  # (prefix, suffix) of the Summary, per id
+        # Per key = id * _MAX_VARINT + (varint length - 1): the framed template record (zero at
+        # every varying byte), its size, its data CRC, where the value goes, and the distance
+        # to the data's end of each varying byte (wall time, step, value).
+        self._records = np.empty(0, dtype=object)
+        self._sizes = np.zeros(0, dtype=np.int64)
+        self._crcs = np.zeros(0, dtype=np.uint32)
+        self._value_at = np.zeros(0, dtype=np.int64)
+        self._distances = np.zeros((0, _COLUMNS), dtype=np.int64)
+
+    def _new_id(self, tag: str, with_metadata: bool) -> int:
+        self._summaries.append(scalar_template(tag, double=False, with_metadata=with_metadata))
+        self._records = np.append(self._records, np.full(_MAX_VARINT, None, dtype=object))
+        self._sizes = np.append(self._sizes, np.zeros(_MAX_VARINT, dtype=np.int64))
+        self._crcs = np.append(self._crcs, np.zeros(_MAX_VARINT, dtype=np.uint32))
+        self._value_at = np.append(self._value_at, np.zeros(_MAX_VARINT, dtype=np.int64))
+        self._distances = np.concatenate([self._distances, np.zeros((_MAX_VARINT, _COLUMNS), dtype=np.int64)])
+        return len(self._summaries) - 1
+
+    def _template(self, key: int) -> None:
+        prefix, suffix = self._summaries[key // _MAX_VARINT]
+        vlen = key % _MAX_VARINT + 1
+        summary_field = b"\x2a" + _varint(len(prefix) + 4 + len(suffix))
+        head = b"\x09" + bytes(8) + b"\x10" + bytes(vlen) + summary_field + prefix
+        data = head + bytes(4) + suffix
+        self._records[key] = framing.encode_record(data)
+        self._sizes[key] = len(self._records[key])
+        self._crcs[key] = crc32c(data)
+        self._value_at[key] = len(head)
+        places = [*range(1, 9), *range(10, 10 + vlen), *range(len(head), len(head) + 4)]
+        columns = [*range(8), *range(8, 8 + vlen), *range(18, 22)]
+        self._distances[key, columns] = len(data) - np.array(places)
+
+    def _template_ids(self, tags: tuple[str, ...]) -> np.ndarray:
+        ids = list(map(self._ids.get, tags))
+        if None in ids:
+            firsts = {}
+            for position, tag in enumerate(tags):
+                if ids[position] is not None:
+                    continue
+                tid = self._ids.get(tag)
+                if tid is None:
+                    tid = self._ids[tag] = self._new_id(tag, False)
+                    if tag not in self._tags_with_metadata:
+                        self._tags_with_metadata.add(tag)
+                        firsts[position] = self._new_id(tag, True)
+                ids[position] = tid
+            for position, tid in firsts.items():
+                ids[position] = tid
+        return np.array(ids, dtype=np.int64)
+
+    def encode(self, items: list[tuple[str, float, int, float]]) -> bytes:
+        """Framed records of every scalar in ``items``, in order."""
+        n = len(items)
+        tags, values, steps, wall_times = zip(*items, strict=True)
+        ids = self._template_ids(tags)
+        step_u = np.array(steps, dtype=np.int64).view(np.uint64)
+        vlen = 1 + np.searchsorted(_VARINT_LIMITS, step_u, side="right")
+        keys = ids * _MAX_VARINT + vlen - 1
+        for key in np.unique(keys).tolist():
+            if self._records[key] is None:
+                self._template(key)
+        # The varying bytes of every record: wall time (8), step varint (up to 10), value (4);
+        # only the varint columns some step in this batch needs are kept.
+        width = int(vlen.max())
+        used = np.r_[0 : 8 + width, 18:_COLUMNS]
+        columns = np.empty((n, 12 + width), dtype=np.uint8)
+        columns[:, :8] = np.array(wall_times, dtype="<f8").view(np.uint8).reshape(n, 8)
+        groups = (step_u[:, None] >> _SHIFTS[:width]) & np.uint64(0x7F)
+        if width > 1:
+            groups[(vlen - 1)[:, None] > _R10[:width]] |= np.uint64(0x80)
+            groups[vlen[:, None] <= _R10[:width]] = 0
+        columns[:, 8 : 8 + width] = groups
+        with np.errstate(over="ignore"):  # beyond float32's range is ±inf, as in a float32 cast
+            columns[:, 8 + width :] = (
+                np.array(values, dtype=np.float64).astype("<f4").view(np.uint8).reshape(n, 4)
+            )
+        sizes = self._sizes[keys]
+        starts = np.cumsum(sizes) - sizes + framing.HEADER_SIZE  # where each record's data begins
+        ends = starts + sizes - framing.OVERHEAD
+        buf = np.frombuffer(bytearray(b"".join(self._records[keys].tolist())), dtype=np.uint8)
+        distances = self._distances[keys][:, used]
+        # A column that does not apply has distance 0: it lands on the footer, sealed below.
+        buf[ends[:, None] - distances] = columns
+        crcs = patched_crcs(self._crcs[keys], distances, columns)
+        return framing.seal_data(buf, starts, sizes - framing.OVERHEAD, crcs)
