@@ -9,13 +9,15 @@ from __future__ import annotations
 import pathlib
 import sys
 
+import grpc_tools
 from grpc_tools import protoc
 
 
 def main() -> int:
     root = pathlib.Path(__file__).resolve().parent.parent
     protos = sorted(str(p.relative_to(root)) for p in (root / "tbkit" / "proto").glob("*.proto"))
-    args = ["protoc", f"-I{root}", f"--python_out={root}", f"--pyi_out={root}", *protos]
+    well_known = pathlib.Path(grpc_tools.__file__).parent / "_proto"  # google/protobuf/*.proto
+    args = ["protoc", f"-I{root}", f"-I{well_known}", f"--python_out={root}", f"--pyi_out={root}", *protos]
     code = protoc.main(args)
     if code != 0:
         print(f"protoc failed with exit code {code}", file=sys.stderr)
