@@ -1,0 +1,141 @@
+"""Storage: local paths and ``memory://`` URLs behave alike; failures are StorageError with the path."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+
+import fsspec
+import pytest
+
+from tbkit.errors import StorageError, TbkitError
+from tbkit.record import storage
+
+
+@pytest.fixture(params=["local", "memory"])
+def base(request: pytest.FixtureRequest, tmp_path) -> Iterator[str]:
+    if request.param == "local":
+        yield str(tmp_path)
+        return
+    root = f"memory://tbkit-test-{uuid.uuid4().hex}"
+    yield root
+    fs = fsspec.filesystem("memory")
+    stripped = root[len("memory://") :]
+    if fs.exists(stripped):
+        fs.rm(stripped, recursive=True)
+
+
+def _write(path: str, data: bytes) -> None:
+    f = storage.open_new(path)
+    try:
+        f.write(data)
+    finally:
+        f.close()
+
+
+def test_is_local() -> None:
+    assert storage.is_local("/tmp/x")
+    assert storage.is_local("relative/dir")
+    assert storage.is_local("file:///tmp/x")
+    assert not storage.is_local("memory://x")
+    assert not storage.is_local("s3://bucket/key")
+
+
+def test_join_uses_slash_for_urls_and_os_separator_locally() -> None:
+    assert storage.join("memory://root", "a", "b") == "memory://root/a/b"
+    assert storage.join("s3://bucket/logs/", "run") == "s3://bucket/logs/run"
+    assert storage.join("logs", "run", "f") == os.path.join("logs", "run", "f")
+
+
+def test_makedirs_creates_parents_and_is_idempotent(base: str) -> None:
+    deep = storage.join(base, "a", "b", "c")
+    assert not storage.exists(deep)
+    storage.makedirs(deep)
+    storage.makedirs(deep)
+    assert storage.exists(deep)
+    assert storage.listdir(storage.join(base, "a")) == [("b", True)]
+
+
+def test_open_new_write_and_read_back(base: str) -> None:
+    path = storage.join(base, "f.bin")
+    _write(path, b"0123456789")
+    assert storage.exists(path)
+    assert storage.size(path) == 10
+    assert storage.read_bytes(path) == b"0123456789"
+    assert storage.read_bytes(path, 4) == b"456789"
+    assert storage.read_bytes(path, 10) == b""
+    assert storage.read_bytes(path, 50) == b""
+
+
+def test_open_new_never_truncates_an_existing_file(base: str) -> None:
+    path = storage.join(base, "keep.bin")
+    _write(path, b"precious")
+    with pytest.raises(FileExistsError):
+        storage.open_new(path)
+    assert storage.read_bytes(path) == b"precious"
+
+
+def test_listdir_sorted_with_kinds(base: str) -> None:
+    storage.makedirs(storage.join(base, "zdir"))
+    storage.makedirs(storage.join(base, "adir"))
+    _write(storage.join(base, "m.txt"), b"x")
+    _write(storage.join(base, "b.txt"), b"y")
+    assert storage.listdir(base) == [("adir", True), ("b.txt", False), ("m.txt", False), ("zdir", True)]
+
+
+def test_exists_is_false_for_missing(base: str) -> None:
+    assert not storage.exists(storage.join(base, "missing"))
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda p: storage.read_bytes(p),
+        lambda p: storage.read_bytes(p, 3),
+        lambda p: storage.size(p),
+        lambda p: storage.listdir(p),
+    ],
+    ids=["read_bytes", "read_bytes_offset", "size", "listdir"],
+)
+def test_missing_path_raises_storage_error_with_path(base: str, call) -> None:
+    path = storage.join(base, "no", "such", "thing")
+    with pytest.raises(StorageError) as info:
+        call(path)
+    assert info.value.path == path
+    assert path in str(info.value)
+    assert isinstance(info.value, TbkitError) and isinstance(info.value, OSError)
+
+
+def test_makedirs_under_a_regular_file_raises_storage_error(tmp_path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_bytes(b"")
+    target = str(blocker / "run")
+    with pytest.raises(StorageError) as info:
+        storage.makedirs(target)
+    assert info.value.path == target
+    assert target in str(info.value)
+
+
+def test_file_url_is_local(tmp_path) -> None:
+    path = tmp_path / "f.bin"
+    _write("file://" + str(path), b"abc")
+    assert path.read_bytes() == b"abc"
+    assert storage.read_bytes("file://" + str(path), 1) == b"bc"
+    assert storage.size("file://" + str(path)) == 3
+    assert storage.exists("file://" + str(path))
+    assert storage.listdir("file://" + str(tmp_path)) == [("f.bin", False)]
+
+
+def test_read_bytes_sees_appended_data(base: str) -> None:
+    # A reader polling a growing file reads only the new bytes from its offset.
+    path = storage.join(base, "grow.bin")
+    if storage.is_local(path):
+        f = storage.open_new(path)
+        f.write(b"first")
+        assert storage.read_bytes(path) == b"first"
+        f.write(b"second")
+        f.close()
+    else:
+        _write(path, b"firstsecond")
+    assert storage.read_bytes(path, len(b"first")) == b"second"
