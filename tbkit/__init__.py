@@ -8,6 +8,8 @@ Example:
 
 from tbkit import errors
 from tbkit._version import __version__
+from tbkit.reader.iterator import summary_iterator
+from tbkit.reader.logdir import Logdir, read
 from tbkit.writer.summary_writer import SummaryWriter
 
-__all__ = ["SummaryWriter", "__version__", "errors"]
+__all__ = ["Logdir", "SummaryWriter", "__version__", "errors", "read", "summary_iterator"]

@@ -1,0 +1,64 @@
+"""Reading histograms: legacy ``HistogramProto`` migrated to ``[k, 3]`` buckets, as TensorBoard does."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from google.protobuf.message import DecodeError
+
+from tbkit.plugins.histograms.metadata import PLUGIN_NAME, PROTO_VERSION
+from tbkit.proto import plugins_pb2, summary_pb2
+
+__all__ = ["DATA_CLASS", "LEGACY_FIELD", "PLUGIN_NAME", "decode", "migrate", "rows", "supported"]
+
+DATA_CLASS = "tensor"
+LEGACY_FIELD = "histo"
+
+
+def supported(content: bytes) -> bool:
+    """False when the payload is of a newer version than this reader knows (or unreadable)."""
+    try:
+        return plugins_pb2.HistogramPluginData.FromString(content).version <= PROTO_VERSION
+    except DecodeError:
+        return False
+
+
+def migrate(value: summary_pb2.Summary.Value) -> np.ndarray:
+    """A ``HistogramProto`` as ``[k, 3]`` float buckets (left, right, count).
+
+    Empty buckets at both ends are dropped first; then the first left edge is ``min``,
+    the last right edge is ``max``, and the inner edges are the kept ``bucket_limit``
+    values (TensorBoard's rule, so ±DBL_MAX outer limits never reach a chart). A
+    histogram whose buckets are all empty becomes ``[0, 3]``.
+
+    Example:
+        >>> from tbkit.proto import histogram_pb2
+        >>> h = histogram_pb2.HistogramProto(min=0.5, max=2.5, bucket_limit=[0, 1, 2, 3], bucket=[0, 1, 1, 0])
+        >>> migrate(summary_pb2.Summary.Value(tag="h", histo=h)).tolist()
+        [[0.5, 1.0, 1.0], [1.0, 2.5, 1.0]]
+    """
+    histo = value.histo
+    counts = np.asarray(histo.bucket, dtype=np.float64)
+    limits = np.asarray(histo.bucket_limit, dtype=np.float64)
+    filled = np.flatnonzero(counts > 0)
+    if not len(filled):
+        return np.zeros((0, 3), dtype=np.float32)
+    first, last = int(filled[0]), int(filled[-1])
+    inner = limits[first:last]
+    lefts = np.concatenate([[histo.min], inner])
+    rights = np.concatenate([inner, [histo.max]])
+    return np.stack([lefts, rights, counts[first : last + 1]], axis=1).astype(np.float32)
+
+
+def decode(array: np.ndarray) -> np.ndarray:
+    """Check a ``[k, 3]`` bucket tensor and return it as float64."""
+    if array.ndim != 2 or array.shape[1] != 3 or array.dtype.kind not in "fiu":
+        raise ValueError(f"a histogram must be a [k, 3] number tensor, got {array.dtype} {array.shape}")
+    return array.astype(np.float64)
+
+
+def rows(stored: np.ndarray) -> list[dict[str, Any]]:
+    """One frame row: ``edges`` (k+1 edges: each left, then the last right) and ``counts`` (k)."""
+    edges = np.append(stored[:, 0], stored[-1, 1]) if len(stored) else np.zeros(0, dtype=np.float64)
+    return [{"edges": edges, "counts": stored[:, 2].copy()}]

@@ -1,0 +1,94 @@
+"""Which plugins exist and where their read sides live.
+
+Core code never imports a plugin by name: it asks this registry. Built-in plugins are
+listed as dotted module names (imported on first use); third-party plugins register a
+module of the same shape under the ``tbkit.plugins`` entry-point group, named by the
+plugin name they own.
+
+A decoder module provides ``PLUGIN_NAME``, ``DATA_CLASS`` (``"scalar"``, ``"tensor"``
+or ``"blob_sequence"``, used when a file's metadata leaves the data class unknown),
+``LEGACY_FIELD`` (the TF1 ``Summary.Value`` field it migrates, or None), and functions
+``supported(content) -> bool`` (False for payloads newer than it knows), ``decode(array)``
+(modern tensor to the stored value), optionally ``migrate(value)`` (legacy value to the
+modern tensor), ``blobs(stored)`` (blob-sequence kinds) and ``rows(stored)`` (frames).
+
+Example:
+    >>> decoder("scalars").DATA_CLASS
+    'scalar'
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from types import ModuleType
+from typing import Any
+
+__all__ = ["BUILTIN", "ENTRY_POINT_GROUP", "decoder", "legacy_decoder", "plugin_names"]
+
+ENTRY_POINT_GROUP = "tbkit.plugins"
+
+BUILTIN: dict[str, str] = {
+    "audio": "tbkit.plugins.audio.decode",
+    "histograms": "tbkit.plugins.histograms.decode",
+    "images": "tbkit.plugins.images.decode",
+    "scalars": "tbkit.plugins.scalars.decode",
+    "tensor": "tbkit.plugins.tensors.decode",
+    "text": "tbkit.plugins.text.decode",
+}
+
+_lock = threading.Lock()
+_loaded: dict[str, ModuleType | Any | None] = {}
+_entry_points: dict[str, Any] | None = None
+_legacy: dict[str, str] | None = None
+
+
+def _third_party() -> dict[str, Any]:
+    global _entry_points
+    if _entry_points is None:
+        from importlib.metadata import entry_points
+
+        _entry_points = {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+    return _entry_points
+
+
+def plugin_names() -> list[str]:
+    """Every plugin with a known decoder: built-in and registered through entry points."""
+    return sorted(set(BUILTIN) | set(_third_party()))
+
+
+def decoder(plugin_name: str) -> Any | None:
+    """The decoder module of ``plugin_name``, or None when no plugin reads it.
+
+    A third-party plugin that fails to import is treated as absent (None).
+    """
+    with _lock:
+        if plugin_name in _loaded:
+            return _loaded[plugin_name]
+    found: Any | None = None
+    if plugin_name in BUILTIN:
+        found = importlib.import_module(BUILTIN[plugin_name])
+    else:
+        ep = _third_party().get(plugin_name)
+        if ep is not None:
+            try:
+                found = ep.load()
+            except Exception:  # a broken third-party plugin must not break reading
+                found = None
+    with _lock:
+        _loaded[plugin_name] = found
+    return found
+
+
+def legacy_decoder(field: str) -> Any | None:
+    """The decoder that migrates the legacy ``Summary.Value`` field ``field`` (e.g. ``"histo"``)."""
+    global _legacy
+    if _legacy is None:
+        table = {}
+        for name in BUILTIN:
+            module = decoder(name)
+            if module is not None and getattr(module, "LEGACY_FIELD", None):
+                table[module.LEGACY_FIELD] = name
+        _legacy = table
+    name = _legacy.get(field)
+    return decoder(name) if name else None

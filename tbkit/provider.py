@@ -1,0 +1,468 @@
+"""The DataProvider: the one door between stored data and its consumers (frames, server).
+
+A low layer: it imports nothing of tbkit but :mod:`tbkit.errors`, so plugin routes and
+the server can depend on the interface without importing the reader. It holds
+
+* the value types (frozen dataclasses) and :class:`RunTagFilter`;
+* :class:`DataProvider`, the abstract interface (TensorBoard's method set, with the
+  plugin name as the one positional argument and everything else keyword-only);
+* :class:`SeriesProvider`, the whole interface implemented over a flat list of
+  :class:`Series` (downsampling, filtering, blob keys), which concrete providers fill;
+* :class:`InMemoryProvider`, a provider built from a dict, the test double;
+* :func:`downsample_indices`, the deterministic sampling every provider uses.
+
+Example:
+    >>> p = InMemoryProvider({"train": {"loss": {"plugin": "scalars", "points": [(0, 1.0, 0.5)]}}})
+    >>> p.read_scalars("scalars")["train"]["loss"][0].value
+    0.5
+"""
+
+from __future__ import annotations
+
+import abc
+import base64
+import enum
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from tbkit.errors import InvalidArgumentError, NotFoundError
+
+__all__ = [
+    "BlobReference",
+    "BlobSequenceDatum",
+    "BlobSequenceTimeSeries",
+    "DataClass",
+    "DataProvider",
+    "InMemoryProvider",
+    "Run",
+    "RunTagFilter",
+    "ScalarDatum",
+    "ScalarTimeSeries",
+    "Series",
+    "SeriesProvider",
+    "TensorDatum",
+    "TensorTimeSeries",
+    "downsample_indices",
+]
+
+
+class DataClass(enum.Enum):
+    """How a time series' values are shaped (TensorBoard's ``DataClass``)."""
+
+    SCALAR = "scalar"
+    TENSOR = "tensor"
+    BLOB_SEQUENCE = "blob_sequence"
+
+
+@dataclass(frozen=True)
+class Run:
+    """A run: ``run_id`` and ``run_name`` are its path relative to the logdir."""
+
+    run_id: str
+    run_name: str
+    start_time: float | None
+
+
+@dataclass(frozen=True)
+class ScalarTimeSeries:
+    """Metadata of one scalar series."""
+
+    max_step: int
+    max_wall_time: float
+    plugin_content: bytes
+    description: str
+    display_name: str
+    last_value: float
+
+
+@dataclass(frozen=True)
+class TensorTimeSeries:
+    """Metadata of one tensor series."""
+
+    max_step: int
+    max_wall_time: float
+    plugin_content: bytes
+    description: str
+    display_name: str
+
+
+@dataclass(frozen=True)
+class BlobSequenceTimeSeries:
+    """Metadata of one blob-sequence series; ``max_length`` is its longest sequence."""
+
+    max_step: int
+    max_wall_time: float
+    max_length: int
+    plugin_content: bytes
+    description: str
+    display_name: str
+
+
+@dataclass(frozen=True)
+class ScalarDatum:
+    """One scalar point."""
+
+    step: int
+    wall_time: float
+    value: float
+
+
+@dataclass(frozen=True, eq=False)
+class TensorDatum:
+    """One tensor point; equality compares the arrays element-wise (NaN equal to NaN)."""
+
+    step: int
+    wall_time: float
+    numpy: np.ndarray
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TensorDatum):
+            return NotImplemented
+        a, b = self.numpy, other.numpy
+        same_array = (
+            a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")
+        )
+        return self.step == other.step and self.wall_time == other.wall_time and same_array
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+@dataclass(frozen=True)
+class BlobReference:
+    """A reference to one blob; ``blob_key`` is URL-safe and opaque, read it with ``read_blob``."""
+
+    blob_key: str
+    url: str | None = None
+
+
+@dataclass(frozen=True)
+class BlobSequenceDatum:
+    """One blob-sequence point."""
+
+    step: int
+    wall_time: float
+    values: tuple[BlobReference, ...]
+
+
+@dataclass(frozen=True)
+class RunTagFilter:
+    """Which runs and tags a query covers; ``None`` means all.
+
+    Example:
+        >>> RunTagFilter(runs=["train"]).matches("train", "loss")
+        True
+    """
+
+    runs: frozenset[str] | None = None
+    tags: frozenset[str] | None = None
+
+    def __init__(self, runs: Iterable[str] | None = None, tags: Iterable[str] | None = None) -> None:
+        for name, given in (("runs", runs), ("tags", tags)):
+            if isinstance(given, str):
+                raise InvalidArgumentError(f"RunTagFilter {name} must be a collection of names, not a string")
+            object.__setattr__(self, name, None if given is None else frozenset(given))
+
+    def matches(self, run: str, tag: str) -> bool:
+        """True when ``run`` and ``tag`` both pass the filter."""
+        return (self.runs is None or run in self.runs) and (self.tags is None or tag in self.tags)
+
+
+def downsample_indices(steps: np.ndarray, k: int | None) -> np.ndarray:
+    """Indices (increasing) of at most ``k`` points of a series, always keeping the last.
+
+    The others are chosen by a hash of their step (the ``k - 1`` smallest hashes): the
+    choice is deterministic, spread uniformly over the series, and two series of one
+    run with the same steps keep the same steps.
+
+    Example:
+        >>> downsample_indices(np.arange(10), 3).tolist()[-1]
+        9
+    """
+    n = len(steps)
+    if k is None or k >= n:
+        return np.arange(n)
+    if k < 0:
+        raise InvalidArgumentError(f"downsample must be non-negative, got {k}")
+    if k == 0:
+        return np.zeros(0, dtype=np.int64)
+    x = np.asarray(steps[:-1], dtype=np.int64).view(np.uint64).copy()  # splitmix64
+    x += np.uint64(0x9E3779B97F4A7C15)
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    x ^= x >> np.uint64(31)
+    chosen = np.argsort(x, kind="stable")[: k - 1] if k > 1 else np.zeros(0, dtype=np.int64)
+    return np.append(np.sort(chosen), n - 1).astype(np.int64)
+
+
+@dataclass(frozen=True, eq=False)
+class Series:
+    """One time series as a :class:`SeriesProvider` sees it.
+
+    ``values`` holds floats (scalars), arrays (tensors) or sequences of ``bytes`` (blob
+    sequences), aligned with ``steps`` and ``wall_times``.
+    """
+
+    run: str
+    tag: str
+    plugin_name: str
+    data_class: DataClass
+    steps: np.ndarray
+    wall_times: np.ndarray
+    values: Sequence[Any]
+    plugin_content: bytes = b""
+    display_name: str = ""
+    description: str = ""
+
+
+class DataProvider(abc.ABC):
+    """Reads scalar, tensor and blob-sequence time series, by plugin, run and tag.
+
+    Every method takes at most one positional argument; the rest are keyword-only.
+    Results are nested dicts ``d[run][tag]`` holding only series that exist.
+    ``downsample=N`` keeps at most ``N`` points per series, always the latest one,
+    deterministically (see :func:`downsample_indices`); ``None`` keeps all.
+    """
+
+    def data_location(self) -> str:
+        """A human-readable description of where the data come from."""
+        return ""
+
+    @abc.abstractmethod
+    def list_plugins(self) -> list[str]:
+        """Names of the plugins that own at least one series."""
+
+    @abc.abstractmethod
+    def list_runs(self) -> list[Run]:
+        """Every run, sorted by name."""
+
+    @abc.abstractmethod
+    def list_scalars(
+        self, plugin_name: str, *, run_tag_filter: RunTagFilter | None = None
+    ) -> dict[str, dict[str, ScalarTimeSeries]]:
+        """Metadata of the scalar series of ``plugin_name``."""
+
+    @abc.abstractmethod
+    def read_scalars(
+        self, plugin_name: str, *, downsample: int | None = None, run_tag_filter: RunTagFilter | None = None
+    ) -> dict[str, dict[str, list[ScalarDatum]]]:
+        """Points of the scalar series of ``plugin_name``, in the order written."""
+
+    @abc.abstractmethod
+    def read_last_scalars(
+        self, plugin_name: str, *, run_tag_filter: RunTagFilter | None = None
+    ) -> dict[str, dict[str, ScalarDatum]]:
+        """The last point written of each scalar series of ``plugin_name``."""
+
+    @abc.abstractmethod
+    def list_tensors(
+        self, plugin_name: str, *, run_tag_filter: RunTagFilter | None = None
+    ) -> dict[str, dict[str, TensorTimeSeries]]:
+        """Metadata of the tensor series of ``plugin_name``."""
+
+    @abc.abstractmethod
+    def read_tensors(
+        self, plugin_name: str, *, downsample: int | None = None, run_tag_filter: RunTagFilter | None = None
+    ) -> dict[str, dict[str, list[TensorDatum]]]:
+        """Points of the tensor series of ``plugin_name``."""
+
+    @abc.abstractmethod
+    def list_blob_sequences(
+        self, plugin_name: str, *, run_tag_filter: RunTagFilter | None = None
+    ) -> dict[str, dict[str, BlobSequenceTimeSeries]]:
+        """Metadata of the blob-sequence series of ``plugin_name``."""
+
+    @abc.abstractmethod
+    def read_blob_sequences(
+        self, plugin_name: str, *, downsample: int | None = None, run_tag_filter: RunTagFilter | None = None
+    ) -> dict[str, dict[str, list[BlobSequenceDatum]]]:
+        """Points of the blob-sequence series of ``plugin_name``, as blob references."""
+
+    @abc.abstractmethod
+    def read_blob(self, blob_key: str) -> bytes:
+        """The bytes of one blob. Raises NotFoundError for an unknown key."""
+
+
+def _blob_key(run: str, tag: str, point: int, index: int) -> str:
+    raw = json.dumps([run, tag, point, index], separators=(",", ":")).encode("utf-8")
+    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+
+
+def _parse_blob_key(key: str) -> tuple[str, str, int, int]:
+    try:
+        raw = base64.urlsafe_b64decode(key + "=" * (-len(key) % 4))
+        run, tag, point, index = json.loads(raw)
+        if not (isinstance(run, str) and isinstance(tag, str) and type(point) is int and type(index) is int):
+            raise ValueError
+    except (ValueError, TypeError) as exc:
+        raise NotFoundError(f"no such blob: {key!r}") from exc
+    return run, tag, point, index
+
+
+def _extent(s: Series) -> tuple[int, float]:
+    return int(np.max(s.steps)), float(np.max(s.wall_times))
+
+
+def _texts(s: Series) -> tuple[bytes, str, str]:
+    return s.plugin_content, s.description, s.display_name
+
+
+def _nest(items: Iterable[tuple[str, str, Any]]) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for run, tag, value in items:
+        out.setdefault(run, {})[tag] = value
+    return out
+
+
+class SeriesProvider(DataProvider):
+    """The DataProvider over whatever :meth:`series` returns; subclasses supply the data."""
+
+    @abc.abstractmethod
+    def series(self, data_class: DataClass | None = None, plugin_name: str | None = None) -> list[Series]:
+        """The current series, optionally only of one data class and plugin."""
+
+    def list_plugins(self) -> list[str]:
+        return sorted({s.plugin_name for s in self.series() if s.plugin_name and len(s.steps)})
+
+    def _select(self, data_class: DataClass, plugin_name: str, filt: RunTagFilter | None) -> list[Series]:
+        return [
+            s
+            for s in self.series(data_class, plugin_name)
+            if len(s.steps) and (filt is None or filt.matches(s.run, s.tag))
+        ]
+
+    def list_scalars(
+        self, plugin_name: str, *, run_tag_filter: RunTagFilter | None = None
+    ) -> dict[str, dict[str, ScalarTimeSeries]]:
+        return _nest(
+            (s.run, s.tag, ScalarTimeSeries(*_extent(s), *_texts(s), float(s.values[-1])))
+            for s in self._select(DataClass.SCALAR, plugin_name, run_tag_filter)
+        )
+
+    def read_scalars(
+        self, plugin_name: str, *, downsample: int | None = None, run_tag_filter: RunTagFilter | None = None
+    ) -> dict[str, dict[str, list[ScalarDatum]]]:
+        out = []
+        for s in self._select(DataClass.SCALAR, plugin_name, run_tag_filter):
+            keep = downsample_indices(s.steps, downsample)
+            steps, walls = s.steps[keep].tolist(), s.wall_times[keep].tolist()
+            values = np.asarray(s.values, dtype=np.float64)[keep].tolist()
+            out.append((s.run, s.tag, [ScalarDatum(*p) for p in zip(steps, walls, values, strict=True)]))
+        return _nest(out)
+
+    def read_last_scalars(
+        self, plugin_name: str, *, run_tag_filter: RunTagFilter | None = None
+    ) -> dict[str, dict[str, ScalarDatum]]:
+        return _nest(
+            (s.run, s.tag, ScalarDatum(int(s.steps[-1]), float(s.wall_times[-1]), float(s.values[-1])))
+            for s in self._select(DataClass.SCALAR, plugin_name, run_tag_filter)
+        )
+
+    def list_tensors(
+        self, plugin_name: str, *, run_tag_filter: RunTagFilter | None = None
+    ) -> dict[str, dict[str, TensorTimeSeries]]:
+        return _nest(
+            (s.run, s.tag, TensorTimeSeries(*_extent(s), *_texts(s)))
+            for s in self._select(DataClass.TENSOR, plugin_name, run_tag_filter)
+        )
+
+    def read_tensors(
+        self, plugin_name: str, *, downsample: int | None = None, run_tag_filter: RunTagFilter | None = None
+    ) -> dict[str, dict[str, list[TensorDatum]]]:
+        out = []
+        for s in self._select(DataClass.TENSOR, plugin_name, run_tag_filter):
+            keep = downsample_indices(s.steps, downsample).tolist()
+            data = [
+                TensorDatum(int(s.steps[i]), float(s.wall_times[i]), np.asarray(s.values[i])) for i in keep
+            ]
+            out.append((s.run, s.tag, data))
+        return _nest(out)
+
+    def list_blob_sequences(
+        self, plugin_name: str, *, run_tag_filter: RunTagFilter | None = None
+    ) -> dict[str, dict[str, BlobSequenceTimeSeries]]:
+        return _nest(
+            (s.run, s.tag, BlobSequenceTimeSeries(*_extent(s), max(map(len, s.values)), *_texts(s)))
+            for s in self._select(DataClass.BLOB_SEQUENCE, plugin_name, run_tag_filter)
+        )
+
+    def read_blob_sequences(
+        self, plugin_name: str, *, downsample: int | None = None, run_tag_filter: RunTagFilter | None = None
+    ) -> dict[str, dict[str, list[BlobSequenceDatum]]]:
+        out = []
+        for s in self._select(DataClass.BLOB_SEQUENCE, plugin_name, run_tag_filter):
+            data = []
+            for i in downsample_indices(s.steps, downsample).tolist():
+                refs = tuple(BlobReference(_blob_key(s.run, s.tag, i, j)) for j in range(len(s.values[i])))
+                data.append(BlobSequenceDatum(int(s.steps[i]), float(s.wall_times[i]), refs))
+            out.append((s.run, s.tag, data))
+        return _nest(out)
+
+    def read_blob(self, blob_key: str) -> bytes:
+        run, tag, point, index = _parse_blob_key(blob_key)
+        for s in self.series(DataClass.BLOB_SEQUENCE):
+            if s.run == run and s.tag == tag and 0 <= point < len(s.values):
+                blobs = s.values[point]
+                if 0 <= index < len(blobs):
+                    return bytes(blobs[index])
+        raise NotFoundError(f"no such blob: {blob_key!r}")
+
+
+_DEFAULT_CLASS = {
+    "scalars": DataClass.SCALAR,
+    "images": DataClass.BLOB_SEQUENCE,
+    "audio": DataClass.BLOB_SEQUENCE,
+}
+
+
+class InMemoryProvider(SeriesProvider):
+    """A provider over a dict, for tests: ``{run: {tag: spec}}``.
+
+    Each ``spec`` is a dict with ``points`` (a list of ``(step, wall_time, value)``),
+    ``plugin`` (default ``"scalars"``) and optionally ``data_class`` (a :class:`DataClass`
+    or its value; by default SCALAR for ``scalars``, BLOB_SEQUENCE for ``images`` and
+    ``audio``, TENSOR otherwise), ``content`` (bytes), ``display_name``, ``description``.
+    Blob-sequence values are sequences of ``bytes``. ``start_times`` maps runs to times.
+    """
+
+    def __init__(
+        self,
+        data: Mapping[str, Mapping[str, Mapping[str, Any]]],
+        *,
+        start_times: Mapping[str, float] | None = None,
+    ) -> None:
+        self._start_times = dict(start_times or {})
+        self._series: list[Series] = []
+        for run in sorted(data):
+            for tag in sorted(data[run]):
+                spec = data[run][tag]
+                plugin = spec.get("plugin", "scalars")
+                points = list(spec.get("points", []))
+                data_class = DataClass(spec.get("data_class", _DEFAULT_CLASS.get(plugin, DataClass.TENSOR)))
+                steps = np.array([p[0] for p in points], dtype=np.int64)
+                walls = np.array([p[1] for p in points], dtype=np.float64)
+                texts = (
+                    bytes(spec.get("content", b"")),
+                    spec.get("display_name", ""),
+                    spec.get("description", ""),
+                )
+                values = [p[2] for p in points]
+                self._series.append(Series(run, tag, plugin, data_class, steps, walls, values, *texts))
+        self._runs = sorted({s.run for s in self._series} | set(self._start_times))
+
+    def data_location(self) -> str:
+        return "memory"
+
+    def list_runs(self) -> list[Run]:
+        return [Run(r, r, self._start_times.get(r)) for r in self._runs]
+
+    def series(self, data_class: DataClass | None = None, plugin_name: str | None = None) -> list[Series]:
+        return [
+            s
+            for s in self._series
+            if (data_class is None or s.data_class is data_class)
+            and (plugin_name is None or s.plugin_name == plugin_name)
+        ]

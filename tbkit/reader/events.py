@@ -1,0 +1,233 @@
+"""Applying events to a run: metadata, legacy migration, decoding, restarts and purges.
+
+A :class:`RunData` holds one run's series. Its :meth:`~RunData.apply_event` takes one
+parsed ``Event`` (the slow path), :meth:`~RunData.apply_scalars` a block of scalars
+decoded by the fast path. Both follow the same rules:
+
+* metadata is remembered per tag from the tag's first value in the run;
+* legacy TF1 values are migrated by the plugin that owns them (see the registry);
+* the data class comes from the metadata, else from the plugin's default;
+* a payload version newer than the plugin knows makes the series refused, with one
+  warning and a problem recorded;
+* ``SessionLog.START`` at step S drops the run's points with step >= S (when purging);
+* in a file without ``file_version``, a step going backwards in a tag drops that tag's
+  points with step >= the new step (TensorBoard's legacy rule, per tag).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tbkit._tensors import make_ndarray
+from tbkit.errors import TbkitError
+from tbkit.plugins import registry
+from tbkit.proto import event_pb2, summary_pb2
+from tbkit.provider import DataClass
+from tbkit.reader.series import SeriesData, SeriesMeta
+
+__all__ = ["FileState", "Problem", "RunData"]
+
+_DATA_CLASSES = {
+    summary_pb2.DATA_CLASS_SCALAR: DataClass.SCALAR,
+    summary_pb2.DATA_CLASS_TENSOR: DataClass.TENSOR,
+    summary_pb2.DATA_CLASS_BLOB_SEQUENCE: DataClass.BLOB_SEQUENCE,
+}
+_GRAPH_TAG = "__run_graph__"
+_GRAPH_PLUGIN = "graphs"
+_RUN_METADATA_PLUGIN = "graph_tagged_run_metadata"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something that could not be read: where, and why."""
+
+    run: str
+    path: str
+    offset: int | None
+    reason: str
+
+
+@dataclass
+class FileState:
+    """How far one event file has been read, and what it told about itself."""
+
+    path: str
+    offset: int = 0
+    resyncing: bool = False
+    modern: bool = False  # a file_version record was seen: SessionLog rules, not the legacy one
+    tail: Problem | None = None  # an incomplete last record, pending until more bytes come
+
+
+@dataclass
+class RunData:
+    """One run: its event files, series, start time and problems."""
+
+    name: str
+    purge_orphaned_data: bool = True
+    tag_filter: object = None  # a callable str -> bool, or None for every tag
+    files: dict[str, FileState] = field(default_factory=dict)
+    series: dict[str, SeriesData] = field(default_factory=dict)
+    start_time: float | None = None
+    problems: list[Problem] = field(default_factory=list)
+    generation: int = 0
+
+    # -- bookkeeping -------------------------------------------------------------------
+
+    def problem(self, path: str, offset: int | None, reason: str, *, warn: bool = True) -> None:
+        """Record a problem, with one warning."""
+        self.problems.append(Problem(self.name, path, offset, reason))
+        if warn:
+            where = path if offset is None else f"{path} at byte {offset}"
+            warnings.warn(f"tbkit: {reason} ({where})", RuntimeWarning, stacklevel=4)
+
+    def _wanted(self, tag: str) -> bool:
+        return self.tag_filter is None or bool(self.tag_filter(tag))  # type: ignore[operator]
+
+    def _series_for(self, tag: str, meta: SeriesMeta, path: str) -> SeriesData:
+        found = self.series.get(tag)
+        if found is not None:
+            return found
+        created = SeriesData(tag, meta)
+        dec = registry.decoder(meta.plugin_name)
+        if dec is not None and not dec.supported(meta.plugin_content):
+            created.refused = True
+            self.problem(path, None, f"tag {tag!r}: {meta.plugin_name} payload of a newer version; not read")
+        self.series[tag] = created
+        return created
+
+    def _purge_run(self, step: int) -> None:
+        for series in self.series.values():
+            series.purge_from(step)
+
+    # -- the slow path: one parsed event -------------------------------------------------
+
+    def apply_event(self, event: event_pb2.Event, state: FileState) -> None:
+        """Apply one event read from the file of ``state``."""
+        self.generation += 1
+        if self.start_time is None:
+            self.start_time = event.wall_time
+        what = event.WhichOneof("what")
+        if what == "file_version":
+            state.modern = True
+        elif what == "session_log":
+            if event.session_log.status == event_pb2.SessionLog.START and self.purge_orphaned_data:
+                self._purge_run(event.step)
+        elif what == "summary":
+            for value in event.summary.value:
+                self._apply_value(value, event.step, event.wall_time, state)
+        elif what == "graph_def" and self._wanted(_GRAPH_TAG):
+            self._add_blob(_GRAPH_TAG, _GRAPH_PLUGIN, event, event.graph_def, state)
+        elif what == "tagged_run_metadata" and self._wanted(event.tagged_run_metadata.tag):
+            trm = event.tagged_run_metadata
+            self._add_blob(trm.tag, _RUN_METADATA_PLUGIN, event, trm.run_metadata, state)
+
+    def _add_blob(self, tag: str, plugin: str, event: event_pb2.Event, blob: bytes, state: FileState) -> None:
+        series = self._series_for(tag, SeriesMeta(plugin, DataClass.BLOB_SEQUENCE), state.path)
+        value = np.empty(1, dtype=object)
+        value[0] = blob
+        self._add_point(series, event.step, event.wall_time, value, state)
+
+    @staticmethod
+    def _meta_of(value: summary_pb2.Summary.Value, legacy: object | None) -> SeriesMeta:
+        md = value.metadata
+        texts = (md.display_name, md.summary_description)
+        if legacy is not None:  # migrated: the owning plugin's defaults, as TensorBoard does
+            return SeriesMeta(legacy.PLUGIN_NAME, DataClass(legacy.DATA_CLASS), b"", *texts)  # type: ignore[attr-defined]
+        plugin_name = md.plugin_data.plugin_name
+        data_class = _DATA_CLASSES.get(md.data_class)
+        if data_class is None:
+            dec = registry.decoder(plugin_name)
+            data_class = DataClass(dec.DATA_CLASS) if dec is not None else DataClass.TENSOR
+        return SeriesMeta(plugin_name, data_class, md.plugin_data.content, *texts)
+
+    def _apply_value(
+        self, value: summary_pb2.Summary.Value, step: int, wall: float, state: FileState
+    ) -> None:
+        tag = value.tag
+        if not self._wanted(tag):
+            return
+        kind = value.WhichOneof("value")
+        try:
+            if kind == "tensor":
+                legacy = None
+                array = make_ndarray(value.tensor)
+            else:
+                legacy = registry.legacy_decoder(kind) if kind else None
+                if legacy is None:
+                    return  # nothing TensorBoard would show (e.g. an empty value)
+                array = legacy.migrate(value)
+        except (TbkitError, ValueError) as exc:
+            self.problem(state.path, None, f"tag {tag!r} at step {step}: unreadable value ({exc})")
+            return
+        series = self.series.get(tag)
+        if series is None:
+            series = self._series_for(tag, self._meta_of(value, legacy), state.path)
+        if series.refused:
+            return
+        dec = registry.decoder(series.meta.plugin_name)
+        try:
+            stored = dec.decode(array) if dec is not None else array
+            if series.is_scalar and dec is None:
+                stored = float(np.asarray(array).reshape(-1)[0])
+        except (ValueError, IndexError, TypeError) as exc:
+            self.problem(state.path, None, f"tag {tag!r} at step {step}: {exc}")
+            return
+        self._add_point(series, step, wall, stored, state)
+
+    def _add_point(self, series: SeriesData, step: int, wall: float, value: object, state: FileState) -> None:
+        if not state.modern and self.purge_orphaned_data:
+            last = series.last_step()
+            if last is not None and step < last:
+                series.purge_from(step)
+        series.add(step, wall, value)
+
+    # -- the fast path: a block of scalars ------------------------------------------------
+
+    def apply_scalars(
+        self,
+        tag: str,
+        kinds: np.ndarray,
+        steps: np.ndarray,
+        walls: np.ndarray,
+        values: np.ndarray,
+        state: FileState,
+    ) -> None:
+        """Apply scalars of one tag decoded by the fast path (kinds: 0 simple_value, 1 f32, 2 f64)."""
+        if not self._wanted(tag):
+            return
+        self.generation += 1
+        if self.start_time is None:
+            self.start_time = float(walls[0])
+        series = self.series.get(tag)
+        if series is None:
+            if kinds[0] == 0:  # simple_value: migrated to the scalars plugin
+                meta = SeriesMeta("scalars", DataClass.SCALAR)
+            else:  # a tensor without metadata: TensorBoard keeps it as a plugin-less tensor
+                meta = SeriesMeta("", DataClass.TENSOR)
+            series = self._series_for(tag, meta, state.path)
+        if series.refused:
+            return
+        if not series.is_scalar:
+            for k, s, w, v in zip(
+                kinds.tolist(), steps.tolist(), walls.tolist(), values.tolist(), strict=True
+            ):
+                array = np.asarray(v, dtype=np.float64 if k == 2 else np.float32)
+                dec = registry.decoder(series.meta.plugin_name)
+                try:
+                    stored = dec.decode(array) if dec is not None else array
+                except ValueError as exc:
+                    self.problem(state.path, None, f"tag {tag!r} at step {s}: {exc}")
+                    continue
+                self._add_point(series, s, w, stored, state)
+            return
+        if not state.modern and self.purge_orphaned_data:
+            last = series.last_step()
+            previous = np.concatenate([[steps[0] if last is None else last], steps[:-1]])
+            if (steps < previous).any():
+                for s, w, v in zip(steps.tolist(), walls.tolist(), values.tolist(), strict=True):
+                    self._add_point(series, s, w, v, state)
+                return
+        series.add_block(steps, walls, values)

@@ -1,0 +1,225 @@
+"""The scalar hot path: step, wall time, tag and value of many scalar events at once.
+
+Most records of a training log are one scalar each, in one of a few byte layouts:
+
+    Event  = 09 <wall_time f64> 10 <step varint> 2a <len> Summary
+    Summary= 0a <len> Value
+    Value  = 0a <len> <tag> + one of
+             15 <f32>                                  (simple_value)
+             42 0a 08 01 12 00 22 04 <f32>             (rank-0 DT_FLOAT, tensor_content)
+             42 0a 08 01 12 00 2a 04 <f32>             (rank-0 DT_FLOAT, float_val)
+             42 0e 08 02 12 00 22 08 <f64>             (rank-0 DT_DOUBLE, tensor_content)
+             42 0e 08 02 12 00 32 08 <f64>             (rank-0 DT_DOUBLE, double_val)
+
+:func:`extract` recognises these layouts for all records of a buffer with NumPy
+operations over the record offsets (every byte of a recognised record is either checked
+against the layout or is one of the decoded fields), and leaves every other record
+(metadata, other kinds, other dtypes, long tags ...) to the full protobuf parse.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+__all__ = ["FastScalars", "extract"]
+
+SIMPLE_VALUE = 0
+TENSOR_FLOAT = 1  # a rank-0 tensor (float32 or float64): its series' metadata decides the kind
+
+# (tail length, 8-byte pattern as little-endian uint64, value dtype, kind)
+_TAILS = [
+    (12, bytes.fromhex("420a080112002204"), "<f4", TENSOR_FLOAT),
+    (12, bytes.fromhex("420a080112002a04"), "<f4", TENSOR_FLOAT),
+    (16, bytes.fromhex("420e080212002208"), "<f8", TENSOR_FLOAT),
+    (16, bytes.fromhex("420e080212003208"), "<f8", TENSOR_FLOAT),
+]
+_PEEL_LIMIT = 16
+
+
+class FastScalars(NamedTuple):
+    """Scalars found by :func:`extract`, for the records where ``handled`` is True.
+
+    Attributes:
+        handled: One flag per record given.
+        index: Position (in the records given) of each scalar, increasing.
+        tags: The distinct tags; ``tag_ids`` index into it.
+        tag_ids: int32, one per scalar.
+        kinds: uint8, SIMPLE_VALUE or TENSOR_FLOAT, one per scalar.
+        steps: int64. wall_times: float64. values: float64.
+    """
+
+    handled: np.ndarray
+    index: np.ndarray
+    tags: list[str]
+    tag_ids: np.ndarray
+    kinds: np.ndarray
+    steps: np.ndarray
+    wall_times: np.ndarray
+    values: np.ndarray
+
+
+def _view(buf: bytes, dtype: str, size: int) -> np.ndarray:
+    return np.ndarray((max(len(buf) - size + 1, 0),), dtype=dtype, buffer=buf, offset=0, strides=(1,))
+
+
+def _varint(u8: np.ndarray, pos: np.ndarray, limit: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Decode varints at ``pos``: (value as uint64, byte count, well-formed flag)."""
+    n = len(u8)
+    value = np.zeros(len(pos), dtype=np.uint64)
+    count = np.zeros(len(pos), dtype=np.int64)
+    more = np.ones(len(pos), dtype=bool)
+    for i in range(limit):
+        if not more.any():
+            break
+        byte = u8[np.minimum(pos + i, n - 1)].astype(np.uint64)
+        value |= np.where(more, (byte & np.uint64(0x7F)) << np.uint64(7 * i), np.uint64(0))
+        count += more
+        more &= byte >= 0x80
+    return value, count, ~more
+
+
+def _empty(count: int) -> FastScalars:
+    z = np.zeros(0, dtype=np.int64)
+    return FastScalars(
+        np.zeros(count, dtype=bool), z, [], z.astype(np.int32), z.astype(np.uint8), z, z * 0.0, z * 0.0
+    )
+
+
+def _tag_ids(
+    buf: bytes, tag_pos: np.ndarray, tag_len: np.ndarray
+) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Distinct tags and each record's tag id (-1 where the tag is not valid UTF-8).
+
+    Tags are compared as little-endian 8-byte words (the last one masked to the tag's
+    length): a few distinct tags are peeled off one by one with integer comparisons;
+    many are grouped by a hash whose groups are then checked word by word.
+    """
+    words8 = _view(buf, "<u8", 8)
+    ids = np.full(len(tag_pos), -1, dtype=np.int32)
+    tags: list[str] = []
+    known: dict[bytes, int] = {}
+    for length in np.unique(tag_len).tolist():
+        sel = np.flatnonzero(tag_len == length)
+        pos = tag_pos[sel]
+        words = [words8[pos + 8 * i] for i in range((length + 7) // 8)]
+        if length % 8:
+            words[-1] &= np.uint64((1 << (8 * (length % 8))) - 1)
+        remaining = np.arange(len(sel))
+        for _ in range(_PEEL_LIMIT):  # few distinct tags: peel them off one by one
+            if not len(remaining):
+                break
+            first = remaining[0]
+            same = words[0][remaining] == words[0][first]
+            for w in words[1:]:
+                same &= w[remaining] == w[first]
+            ids[sel[remaining[same]]] = _intern(buf, int(pos[first]), length, tags, known)
+            remaining = remaining[~same]
+        if len(remaining):  # many distinct tags: group the rest by a hash, then verify
+            key = np.zeros(len(remaining), dtype=np.uint64)
+            for i, w in enumerate(words):
+                key = (key ^ w[remaining]) * np.uint64(0x9E3779B97F4A7C15 + 2 * i)
+            _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+            inverse = inverse.reshape(-1)
+            rep = remaining[first][inverse]
+            exact = np.ones(len(remaining), dtype=bool)
+            for w in words:
+                exact &= w[remaining] == w[rep]
+            local = np.array(
+                [_intern(buf, int(pos[remaining[f]]), length, tags, known) for f in first], dtype=np.int32
+            )
+            ids[sel[remaining[exact]]] = local[inverse[exact]]
+    return tags, ids, ids >= 0
+
+
+def _intern(buf: bytes, pos: int, length: int, tags: list[str], known: dict[bytes, int]) -> int:
+    raw = buf[pos : pos + length]
+    found = known.get(raw)
+    if found is None:
+        try:
+            tag = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            found = -1
+        else:
+            found = len(tags)
+            tags.append(tag)
+        known[raw] = found
+    return found
+
+
+def extract(buf: bytes, starts: np.ndarray, lengths: np.ndarray) -> FastScalars:
+    """Decode the single-scalar events among the records at ``starts``/``lengths`` of ``buf``.
+
+    Example:
+        >>> from tbkit.proto import event_pb2, summary_pb2
+        >>> v = summary_pb2.Summary.Value(tag="loss", simple_value=0.5)
+        >>> data = event_pb2.Event(wall_time=1.0, step=3, summary=summary_pb2.Summary(value=[v]))
+        >>> raw = data.SerializeToString()
+        >>> extract(raw, np.array([0]), np.array([len(raw)])).values.tolist()
+        [0.5]
+    """
+    count = len(starts)
+    if count == 0 or len(buf) < 16:
+        return _empty(count)
+    u8 = np.frombuffer(buf, dtype=np.uint8)
+    n = len(u8)
+    ends = starts + lengths
+    ok = (
+        (lengths >= 24)
+        & (u8[np.minimum(starts, n - 1)] == 0x09)
+        & (u8[np.minimum(starts + 9, n - 1)] == 0x10)
+    )
+    idx = np.flatnonzero(ok)
+    if not len(idx):
+        return _empty(count)
+    s, e = starts[idx], ends[idx]
+    steps, k, good = _varint(u8, s + 10, 10)
+    p = s + 10 + k
+    good &= u8[np.minimum(p, n - 1)] == 0x2A
+    slen, k2, g2 = _varint(u8, p + 1, 3)
+    q = p + 1 + k2
+    good &= g2 & (q + slen.astype(np.int64) == e) & (u8[np.minimum(q, n - 1)] == 0x0A)
+    vlen, k3, g3 = _varint(u8, q + 1, 3)
+    t = q + 1 + k3
+    good &= g3 & (t + vlen.astype(np.int64) == e) & (u8[np.minimum(t, n - 1)] == 0x0A)
+    tag_len = u8[np.minimum(t + 1, n - 1)].astype(np.int64)
+    good &= tag_len < 0x80
+    r = t + 2 + tag_len
+    rest = e - r
+    kinds = np.full(len(idx), 255, dtype=np.uint8)
+    value_at = np.zeros(len(idx), dtype=np.int64)
+    is_f64 = np.zeros(len(idx), dtype=bool)
+    simple = good & (rest == 5) & (u8[np.minimum(r, n - 1)] == 0x15)
+    kinds[simple] = SIMPLE_VALUE
+    value_at[simple] = r[simple] + 1
+    head8 = _view(buf, "<u8", 8)
+    tail_word = head8[np.clip(r, 0, len(head8) - 1)]
+    for size, pattern, dtype, kind in _TAILS:
+        hit = good & (rest == size) & (tail_word == np.frombuffer(pattern, "<u8")[0])
+        kinds[hit] = kind
+        value_at[hit] = r[hit] + 8
+        if dtype == "<f8":
+            is_f64 |= hit
+    good &= (kinds != 255) & (tag_len > 0)
+    sel = np.flatnonzero(good)
+    tags, tag_ids, tag_ok = _tag_ids(buf, t[sel] + 2, tag_len[sel])
+    sel = sel[tag_ok]
+    tag_ids = tag_ids[tag_ok]
+    values = _view(buf, "<f4", 4)[np.minimum(value_at[sel], n - 4)].astype(np.float64)
+    wide = is_f64[sel]
+    if wide.any():
+        values[wide] = _view(buf, "<f8", 8)[value_at[sel][wide]]
+    handled = np.zeros(count, dtype=bool)
+    index = idx[sel]
+    handled[index] = True
+    return FastScalars(
+        handled,
+        index,
+        tags,
+        tag_ids,
+        kinds[sel],
+        steps[sel].view(np.int64),
+        _view(buf, "<f8", 8)[s[sel] + 1].astype(np.float64),
+        values,
+    )

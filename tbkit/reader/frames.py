@@ -1,0 +1,226 @@
+"""pandas frames over a :class:`~tbkit.reader.index.LogdirIndex` (pandas imported lazily).
+
+Long format throughout: categorical ``run`` and ``tag``, int64 ``step``, float64
+``wall_time``, then the kind's own columns, rows ordered by run, tag, then as written.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from tbkit.errors import InvalidArgumentError, MissingDependencyError
+from tbkit.plugins import registry
+from tbkit.reader.index import LogdirIndex
+from tbkit.reader.series import SeriesData
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "DEDICATED_PLUGINS",
+    "export_frame",
+    "kind_frame",
+    "problems_frame",
+    "runs_frame",
+    "scalars_frame",
+    "tags_frame",
+    "tensors_frame",
+]
+
+DEDICATED_PLUGINS = ("histograms", "images", "audio", "text")
+_KIND_COLUMNS = {
+    "histograms": ["edges", "counts"],
+    "images": ["index", "width", "height", "format", "data"],
+    "audio": ["index", "sample_rate", "num_channels", "length_frames", "label", "data"],
+    "text": ["text"],
+}
+
+
+def _pd() -> Any:
+    try:
+        import pandas
+    except ImportError as exc:  # pragma: no cover - pandas is a dependency
+        raise MissingDependencyError("pandas", feature="tbkit.read frames") from exc
+    return pandas
+
+
+def _categorical(names: list[str], codes: np.ndarray) -> Any:
+    pd = _pd()
+    return pd.Categorical.from_codes(codes, categories=pd.Index(names, dtype=object))
+
+
+def _selected(index: LogdirIndex, keep: Any) -> list[tuple[str, str, SeriesData]]:
+    return [
+        (run.name, tag, run.series[tag])
+        for run in index.runs()
+        for tag in sorted(run.series)
+        if not run.series[tag].refused and len(run.series[tag]) and keep(run.series[tag])
+    ]
+
+
+def scalars_frame(index: LogdirIndex, *, pivot: bool = False) -> pd.DataFrame:
+    """Every scalar point: run, tag, step, wall_time, value (float64).
+
+    The columns are built once in NumPy; afterwards the index's series are views into
+    them, so the frame and the index share one copy of the data.
+    """
+    pd = _pd()
+    with index._lock:
+        chosen = _selected(index, lambda s: s.is_scalar)
+        sizes = np.array([len(s) for _, _, s in chosen], dtype=np.int64)
+        total = int(sizes.sum())
+        steps = np.empty(total, dtype=np.int64)
+        walls = np.empty(total, dtype=np.float64)
+        values = np.empty(total, dtype=np.float64)
+        pos = 0
+        for _, _, series in chosen:
+            start = pos
+            for s, w, v in series.blocks():
+                steps[pos : pos + len(s)] = s
+                walls[pos : pos + len(s)] = w
+                values[pos : pos + len(s)] = v
+                pos += len(s)
+            series.replace(steps[start:pos], walls[start:pos], values[start:pos])
+    runs = sorted({r for r, _, _ in chosen})
+    tags = sorted({t for _, t, _ in chosen})
+    run_codes = np.repeat(np.array([runs.index(r) for r, _, _ in chosen], dtype=np.int32), sizes)
+    tag_lookup = {t: i for i, t in enumerate(tags)}
+    tag_codes = np.repeat(np.array([tag_lookup[t] for _, t, _ in chosen], dtype=np.int32), sizes)
+    frame = pd.DataFrame(
+        {
+            "run": _categorical(runs, run_codes),
+            "tag": _categorical(tags, tag_codes),
+            "step": steps,
+            "wall_time": walls,
+            "value": values,
+        },
+        copy=False,
+    )
+    if not pivot:
+        return frame
+    wide = frame.drop_duplicates(["run", "tag", "step"], keep="last").pivot(
+        index=["run", "step"], columns="tag", values="value"
+    )
+    wide.columns = list(wide.columns)
+    return wide.reset_index()
+
+
+def kind_frame(index: LogdirIndex, plugin: str) -> pd.DataFrame:
+    """The rows of a dedicated plugin's series (histograms, images, audio, text)."""
+    dec = registry.decoder(plugin)
+    with index._lock:
+        chosen = _selected(index, lambda s: s.meta.plugin_name == plugin and not s.is_scalar)
+        records = []
+        for run, tag, series in chosen:
+            steps, walls, values = series.columns()
+            for step, wall, stored in zip(steps.tolist(), walls.tolist(), values, strict=True):
+                for row in dec.rows(stored):
+                    records.append({"run": run, "tag": tag, "step": step, "wall_time": wall, **row})
+    return _frame(records, ["run", "tag", "step", "wall_time", *_KIND_COLUMNS[plugin]])
+
+
+def tensors_frame(index: LogdirIndex, plugin: str | None = None) -> pd.DataFrame:
+    """Series of ``plugin`` (default: every non-scalar series without a dedicated method) as arrays."""
+    if plugin is None:
+        keep = lambda s: not s.is_scalar and s.meta.plugin_name not in DEDICATED_PLUGINS  # noqa: E731
+    else:
+        keep = lambda s: s.meta.plugin_name == plugin  # noqa: E731
+    with index._lock:
+        records = []
+        for run, tag, series in _selected(index, keep):
+            steps, walls, values = series.columns()
+            for step, wall, stored in zip(steps.tolist(), walls.tolist(), values, strict=True):
+                value = np.asarray(stored) if not series.is_scalar else np.float64(stored)
+                records.append({"run": run, "tag": tag, "plugin": series.meta.plugin_name, "step": step,
+                                "wall_time": wall, "value": value})  # fmt: skip
+    return _frame(records, ["run", "tag", "plugin", "step", "wall_time", "value"])
+
+
+def _frame(records: list[dict[str, Any]], columns: list[str]) -> pd.DataFrame:
+    pd = _pd()
+    frame = pd.DataFrame.from_records(records, columns=columns)
+    for name in ("run", "tag", "plugin"):
+        if name in frame:
+            frame[name] = frame[name].astype("category")
+    for name, dtype in (("step", np.int64), ("wall_time", np.float64)):
+        if name in frame:
+            frame[name] = frame[name].astype(dtype)
+    return frame
+
+
+def runs_frame(index: LogdirIndex) -> pd.DataFrame:
+    """One row per run: run, start_time, event_files (paths), problems (count)."""
+    files = index.files()
+    pending = {p.path for p in index.problems() if p.reason.startswith("incomplete")}
+    records = [
+        {"run": run.name, "start_time": run.start_time, "event_files": list(files.get(run.name, [])),
+         "problems": len(run.problems) + sum(path in pending for path in files.get(run.name, []))}
+        for run in index.runs()
+    ]  # fmt: skip
+    frame = _frame(records, ["run", "start_time", "event_files", "problems"])
+    frame["start_time"] = frame["start_time"].astype(np.float64)
+    return frame
+
+
+def tags_frame(index: LogdirIndex) -> pd.DataFrame:
+    """One row per series: plugin, data class, count, first/last (min/max) step and texts."""
+    records = []
+    with index._lock:
+        for run, tag, series in _selected(index, lambda s: True):
+            steps = series.columns()[0]
+            meta = series.meta
+            record = {"run": run, "tag": tag, "plugin": meta.plugin_name, "data_class": meta.data_class.value}
+            record.update(count=len(steps), first_step=int(steps.min()), last_step=int(steps.max()))
+            record.update(display_name=meta.display_name, description=meta.description)
+            records.append(record)
+    columns = ["run", "tag", "plugin", "data_class", "count", "first_step", "last_step", "display_name"]
+    frame = _frame(records, [*columns, "description"])
+    for name in ("count", "first_step", "last_step"):
+        frame[name] = frame[name].astype(np.int64)
+    return frame
+
+
+def problems_frame(index: LogdirIndex) -> pd.DataFrame:
+    """Every problem: run, path, offset (nullable Int64), reason."""
+    records = [
+        {"run": p.run, "path": p.path, "offset": p.offset, "reason": p.reason} for p in index.problems()
+    ]
+    frame = _frame(records, ["run", "path", "offset", "reason"])
+    frame["offset"] = frame["offset"].astype("Int64")
+    return frame
+
+
+def _cell_to_text(value: Any) -> Any:
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode("ascii")
+    if isinstance(value, np.ndarray):
+        return json.dumps(
+            value.tolist() if value.dtype != object else [_cell_to_text(v) for v in value.tolist()]
+        )
+    return value
+
+
+def export_frame(frame: pd.DataFrame, path: str, fmt: str, **kwargs: Any) -> None:
+    """Write ``frame`` as Parquet (arrays become lists) or CSV (arrays JSON, bytes base64)."""
+    out = frame.copy()
+    for name in out.columns:
+        column = out[name]
+        if column.dtype != object:
+            continue
+        if fmt == "csv":
+            out[name] = column.map(_cell_to_text)
+        elif column.map(lambda v: isinstance(v, np.ndarray)).any():
+            out[name] = column.map(lambda v: v.tolist() if isinstance(v, np.ndarray) else v)
+    if fmt == "parquet":
+        try:
+            out.to_parquet(path, index=False, **kwargs)
+        except ImportError as exc:
+            raise MissingDependencyError("pyarrow", extra="parquet", feature="Parquet export") from exc
+    elif fmt == "csv":
+        out.to_csv(path, index=False, **kwargs)
+    else:
+        raise InvalidArgumentError(f"unknown export format {fmt!r}: use 'parquet' or 'csv'")

@@ -1,0 +1,170 @@
+"""The in-memory index of a logdir, and the DataProvider over it.
+
+:class:`LogdirIndex` discovers runs, loads their event files incrementally and keeps
+every series; :class:`LogdirProvider` serves it through the
+:class:`~tbkit.provider.DataProvider` interface, so ``tbkit.read`` and the web server
+share one index. Both are safe to use from several threads (one lock).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable, Iterable
+
+import numpy as np
+
+from tbkit.errors import InvalidArgumentError
+from tbkit.plugins import registry
+from tbkit.provider import DataClass, Run, Series, SeriesProvider
+from tbkit.reader.discovery import discover_runs
+from tbkit.reader.events import Problem, RunData
+from tbkit.reader.loader import load_file
+
+__all__ = ["LogdirIndex", "LogdirProvider", "name_filter"]
+
+NameSpec = str | re.Pattern[str] | Iterable[str] | None
+
+
+def name_filter(spec: NameSpec, what: str = "names") -> Callable[[str], bool] | None:
+    """A predicate from a regex (matched against the whole name) or a collection of names.
+
+    Example:
+        >>> name_filter("train.*")("train/a"), name_filter(["eval"])("train")
+        (True, False)
+    """
+    if spec is None:
+        return None
+    if isinstance(spec, re.Pattern):
+        return lambda name: spec.fullmatch(name) is not None
+    if isinstance(spec, str):
+        try:
+            pattern = re.compile(spec)
+        except re.error as exc:
+            raise InvalidArgumentError(f"{what}={spec!r} is not a valid regular expression: {exc}") from exc
+        return lambda name: pattern.fullmatch(name) is not None
+    names = frozenset(spec)
+    if not all(isinstance(n, str) for n in names):
+        raise InvalidArgumentError(f"{what} must be a regular expression or a list of strings")
+    return names.__contains__
+
+
+class LogdirIndex:
+    """Every run and series of one logdir, loaded on demand and reloaded incrementally.
+
+    Args:
+        logdir: Local path or fsspec URL.
+        runs: Only these runs (regex or list of names).
+        tags: Only these tags (regex or list of names).
+        purge_orphaned_data: Apply ``SessionLog.START`` (and the legacy out-of-order rule).
+    """
+
+    def __init__(
+        self, logdir: str, *, runs: NameSpec = None, tags: NameSpec = None, purge_orphaned_data: bool = True
+    ) -> None:
+        self.logdir = str(logdir)
+        self._run_filter = name_filter(runs, "runs")
+        self._tag_filter = name_filter(tags, "tags")
+        self._purge = purge_orphaned_data
+        self._lock = threading.RLock()
+        self._files: dict[str, list[str]] = {}
+        self._runs: dict[str, RunData] = {}
+        self._loaded = False
+
+    def discover(self) -> dict[str, list[str]]:
+        """Find runs and their event files (reads no data); returns ``{run: [paths]}``."""
+        found = discover_runs(self.logdir)
+        if self._run_filter is not None:
+            found = {name: paths for name, paths in found.items() if self._run_filter(name)}
+        with self._lock:
+            self._files = found
+            for name in found:
+                if name not in self._runs:
+                    self._runs[name] = RunData(name, self._purge, self._tag_filter)
+        return found
+
+    def reload(self) -> int:
+        """Discover, then read the new bytes of every event file; returns the data generation."""
+        files = self.discover()
+        with self._lock:
+            for name, paths in files.items():
+                run = self._runs[name]
+                for path in paths:
+                    load_file(run, path)
+            self._loaded = True
+            return self.generation
+
+    def ensure_loaded(self) -> None:
+        """Load once, on first use."""
+        if not self._loaded:
+            self.reload()
+
+    @property
+    def generation(self) -> int:
+        """A number that changes whenever data were added or dropped."""
+        return sum(r.generation for r in self._runs.values()) + len(self._runs)
+
+    def files(self) -> dict[str, list[str]]:
+        """The event files per run, as last discovered."""
+        if not self._files and not self._loaded:
+            self.discover()
+        return dict(self._files)
+
+    def runs(self) -> list[RunData]:
+        """Every run (loaded), sorted by name."""
+        self.ensure_loaded()
+        with self._lock:
+            return [self._runs[name] for name in sorted(self._files)]
+
+    def problems(self) -> list[Problem]:
+        """Every problem met so far, plus pending incomplete last records."""
+        out = []
+        for run in self.runs():
+            out.extend(run.problems)
+            out.extend(state.tail for state in run.files.values() if state.tail is not None)
+        return out
+
+
+def _blob_values(series_values: np.ndarray, plugin_name: str) -> list[list[bytes]]:
+    dec = registry.decoder(plugin_name)
+    project = getattr(dec, "blobs", None)
+    if project is None:
+        return [list(np.asarray(v, dtype=object).reshape(-1)) for v in series_values]
+    return [project(v) for v in series_values]
+
+
+class LogdirProvider(SeriesProvider):
+    """The DataProvider over a :class:`LogdirIndex` (loaded on first use).
+
+    Example:
+        >>> provider = LogdirProvider(LogdirIndex("memory://empty"))
+        >>> provider.list_runs()
+        []
+    """
+
+    def __init__(self, index: LogdirIndex) -> None:
+        self.index = index
+
+    def data_location(self) -> str:
+        return self.index.logdir
+
+    def list_runs(self) -> list[Run]:
+        return [Run(r.name, r.name, r.start_time) for r in self.index.runs()]
+
+    def series(self, data_class: DataClass | None = None, plugin_name: str | None = None) -> list[Series]:
+        out = []
+        with self.index._lock:
+            for run in self.index.runs():
+                for tag in sorted(run.series):
+                    s = run.series[tag]
+                    meta = s.meta
+                    if s.refused or (data_class is not None and meta.data_class is not data_class):
+                        continue
+                    if plugin_name is not None and meta.plugin_name != plugin_name:
+                        continue
+                    steps, walls, values = s.columns()
+                    if meta.data_class is DataClass.BLOB_SEQUENCE:
+                        values = _blob_values(values, meta.plugin_name)
+                    out.append(Series(run.name, tag, meta.plugin_name, meta.data_class, steps, walls, values,
+                                      meta.plugin_content, meta.display_name, meta.description))  # fmt: skip
+        return out

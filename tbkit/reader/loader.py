@@ -1,0 +1,107 @@
+"""Incremental, tolerant loading of event files into a :class:`~tbkit.reader.events.RunData`.
+
+Each file's read offset is kept, so a reload reads only the bytes written since. The
+bytes are framed by the record layer (:func:`tbkit.record.scan.scan_records`, window by
+window, so temporary arrays stay small), single-scalar events are decoded in bulk by
+:mod:`tbkit.reader.fastscalar`, and every other record is parsed as an ``Event``. Order
+is kept: the scalars between two slow records are applied before the later one.
+
+Corrupt records are skipped, each recorded as a problem with one warning; an incomplete
+last record is left for the next reload (and shown as a pending problem meanwhile).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from google.protobuf.message import DecodeError
+
+from tbkit.errors import StorageError
+from tbkit.proto import event_pb2
+from tbkit.reader import fastscalar
+from tbkit.reader.events import FileState, Problem, RunData
+from tbkit.record import storage
+from tbkit.record.scan import scan_records
+
+__all__ = ["load_file"]
+
+WINDOW = 4 << 20  # bytes framed at a time
+
+
+def load_file(run: RunData, path: str) -> None:
+    """Read the new bytes of the event file ``path`` of ``run`` and apply them."""
+    state = run.files.get(path)
+    if state is None:
+        state = run.files[path] = FileState(path)
+    try:
+        if storage.size(path) <= state.offset:
+            return
+        data = storage.read_bytes(path, state.offset)
+    except StorageError as exc:
+        run.problem(path, None, str(exc))
+        return
+    consumed = _load_buffer(run, state, data)
+    tail = len(data) - consumed
+    state.tail = None
+    if tail:
+        reason = f"incomplete last record ({tail} bytes; the file may still be being written)"
+        state.tail = Problem(run.name, path, state.offset + consumed, reason)
+    state.offset += consumed
+
+
+def _load_buffer(run: RunData, state: FileState, data: bytes) -> int:
+    """Apply every complete record of ``data``; returns the bytes consumed."""
+    pos = 0
+    size = WINDOW
+    while pos < len(data):
+        window = data[pos : pos + size]
+        scan = scan_records(window, resyncing=state.resyncing)
+        for offset, reason in scan.problems:
+            run.problem(state.path, state.offset + pos + offset, f"corrupt record: {reason}")
+        state.resyncing = scan.resyncing
+        if len(scan.starts):
+            _apply_records(run, state, window, scan.starts, scan.lengths, state.offset + pos)
+        if scan.end == 0 and pos + len(window) < len(data):
+            size *= 2  # a record longer than the window: look further
+            continue
+        pos += scan.end
+        size = WINDOW
+        if pos + (len(window) - scan.end) >= len(data):
+            break
+    return pos
+
+
+def _apply_records(
+    run: RunData, state: FileState, buf: bytes, starts: np.ndarray, lengths: np.ndarray, base: int
+) -> None:
+    fast = fastscalar.extract(buf, starts, lengths)
+    slow = np.flatnonzero(~fast.handled).tolist()
+    bounds = [*np.searchsorted(fast.index, slow).tolist(), len(fast.index)]
+    lo = 0
+    for i, hi in zip([*slow, None], bounds, strict=True):
+        if hi > lo:
+            _apply_fast(run, state, fast, lo, hi)
+        lo = hi
+        if i is not None:
+            a = int(starts[i])
+            try:
+                event = event_pb2.Event.FromString(buf[a : a + int(lengths[i])])
+            except DecodeError as exc:
+                run.problem(state.path, base + a - 12, f"undecodable event ({exc})")
+                continue
+            run.apply_event(event, state)
+
+
+def _apply_fast(run: RunData, state: FileState, fast: fastscalar.FastScalars, lo: int, hi: int) -> None:
+    ids = fast.tag_ids[lo:hi]
+    present = np.unique(ids).tolist()
+    order = None if len(present) <= 16 else np.argsort(ids, kind="stable")
+    if order is not None:
+        bounds = np.searchsorted(ids[order], [*present, present[-1] + 1])
+    for k, tag_id in enumerate(present):
+        if order is None:
+            sel = np.flatnonzero(ids == tag_id) + lo if len(present) > 1 else slice(lo, hi)
+        else:
+            sel = order[bounds[k] : bounds[k + 1]] + lo
+        run.apply_scalars(
+            fast.tags[tag_id], fast.kinds[sel], fast.steps[sel], fast.wall_times[sel], fast.values[sel], state
+        )

@@ -1,0 +1,156 @@
+"""``tbkit.read(logdir)``: a logdir as pandas frames, read on first use and cached."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from tbkit.plugins import registry
+from tbkit.reader import frames
+from tbkit.reader.index import LogdirIndex, LogdirProvider, NameSpec
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["Logdir", "read"]
+
+_KINDS = ("scalars", "histograms", "images", "audio", "text", "tensors", "runs", "tags", "problems")
+
+
+def read(
+    logdir: str, *, runs: NameSpec = None, tags: NameSpec = None, purge_orphaned_data: bool = True
+) -> Logdir:
+    """Open a logdir for reading: discovers runs now, reads data on first use.
+
+    Args:
+        logdir: Local path or fsspec URL (``memory://``, ``s3://`` ...).
+        runs: Only runs whose name fully matches this regex, or is in this list.
+        tags: Only tags whose name fully matches this regex, or is in this list.
+        purge_orphaned_data: Drop points orphaned by a restart (``SessionLog.START``), as
+            TensorBoard does by default.
+
+    Example:
+        >>> df = read("runs").scalars()  # doctest: +SKIP
+        >>> df.groupby(["run", "tag"], observed=True)["value"].last()  # doctest: +SKIP
+    """
+    return Logdir(logdir, runs=runs, tags=tags, purge_orphaned_data=purge_orphaned_data)
+
+
+class Logdir:
+    """The runs and series of one logdir, as long-format pandas frames.
+
+    Every frame has categorical ``run`` and ``tag``, int64 ``step`` and float64
+    ``wall_time`` columns; frames are cached until :meth:`reload` finds new data, and
+    each call returns a shallow copy (changing it never changes the cache).
+    """
+
+    def __init__(
+        self, logdir: str, *, runs: NameSpec = None, tags: NameSpec = None, purge_orphaned_data: bool = True
+    ) -> None:
+        self._index = LogdirIndex(logdir, runs=runs, tags=tags, purge_orphaned_data=purge_orphaned_data)
+        self._index.discover()
+        self._provider = LogdirProvider(self._index)
+        self._cache: dict[tuple[Any, ...], Any] = {}
+        self._generation = -1
+
+    def __repr__(self) -> str:
+        return f"Logdir({self._index.logdir!r}, runs={len(self._index.files())})"
+
+    @property
+    def path(self) -> str:
+        """The logdir."""
+        return self._index.logdir
+
+    @property
+    def provider(self) -> LogdirProvider:
+        """The :class:`~tbkit.provider.DataProvider` over the same index (for the server)."""
+        return self._provider
+
+    def _cached(self, key: tuple[Any, ...], build: Any) -> pd.DataFrame:
+        self._index.ensure_loaded()
+        generation = self._index.generation
+        if generation != self._generation:
+            self._cache.clear()
+            self._generation = generation
+        frame = self._cache.get(key)
+        if frame is None:
+            frame = self._cache[key] = build()
+        return frame.copy(deep=False)
+
+    def reload(self) -> Logdir:
+        """Read what was written since the last read (new runs, files and bytes only)."""
+        self._index.reload()
+        return self
+
+    def runs(self) -> pd.DataFrame:
+        """run, start_time, event_files (paths in name order), problems (count)."""
+        return self._cached(("runs",), lambda: frames.runs_frame(self._index))
+
+    def tags(self) -> pd.DataFrame:
+        """run, tag, plugin, data_class, count, first_step, last_step, display_name, description."""
+        return self._cached(("tags",), lambda: frames.tags_frame(self._index))
+
+    def problems(self) -> pd.DataFrame:
+        """run, path, offset, reason of each corrupt or unreadable record (and pending tails)."""
+        return self._cached(("problems",), lambda: frames.problems_frame(self._index))
+
+    def scalars(self, pivot: bool = False) -> pd.DataFrame:
+        """run, tag, step, wall_time, value (float64); ``pivot=True``: run, step, one column per tag.
+
+        In the wide form a (run, tag, step) written more than once keeps its last value.
+        """
+        return self._cached(("scalars", pivot), lambda: frames.scalars_frame(self._index, pivot=pivot))
+
+    def histograms(self) -> pd.DataFrame:
+        """run, tag, step, wall_time, edges (k+1 bucket edges), counts (k)."""
+        return self._cached(("histograms",), lambda: frames.kind_frame(self._index, "histograms"))
+
+    def images(self) -> pd.DataFrame:
+        """run, tag, step, wall_time, index, width, height, format, data (encoded bytes)."""
+        return self._cached(("images",), lambda: frames.kind_frame(self._index, "images"))
+
+    def audio(self) -> pd.DataFrame:
+        """run, tag, step, wall_time, index, sample_rate, num_channels, length_frames, label, data."""
+        return self._cached(("audio",), lambda: frames.kind_frame(self._index, "audio"))
+
+    def text(self) -> pd.DataFrame:
+        """run, tag, step, wall_time, text (a str; for a table, the array of strings)."""
+        return self._cached(("text",), lambda: frames.kind_frame(self._index, "text"))
+
+    def tensors(self, plugin: str | None = None) -> pd.DataFrame:
+        """run, tag, plugin, step, wall_time, value (ndarray) of ``plugin``'s series.
+
+        Without ``plugin``: every non-scalar series that has no method of its own.
+        """
+        return self._cached(("tensors", plugin), lambda: frames.tensors_frame(self._index, plugin))
+
+    def to_parquet(self, path: str, kind: str = "scalars", **kwargs: Any) -> None:
+        """Write the frame of ``kind`` (e.g. ``"scalars"``, ``"images"``) to a Parquet file.
+
+        Array cells become lists; extra keyword arguments go to ``DataFrame.to_parquet``.
+        """
+        frames.export_frame(self._frame_of(kind), path, "parquet", **kwargs)
+
+    def to_csv(self, path: str, kind: str = "scalars", **kwargs: Any) -> None:
+        """Write the frame of ``kind`` to CSV: array cells as JSON lists, bytes as base64."""
+        frames.export_frame(self._frame_of(kind), path, "csv", **kwargs)
+
+    def _frame_of(self, kind: str) -> pd.DataFrame:
+        if kind not in _KINDS:
+            from tbkit.errors import InvalidArgumentError
+
+            raise InvalidArgumentError(f"unknown frame kind {kind!r}; one of {', '.join(_KINDS)}")
+        return getattr(self, kind)()
+
+    @staticmethod
+    def decode_image(row: Any) -> np.ndarray:
+        """Decode an ``images()`` row (or its ``data`` bytes) to an H×W(×C) uint8 array (Pillow)."""
+        data = row if isinstance(row, bytes | bytearray) else row["data"]
+        return registry.decoder("images").to_array(bytes(data))
+
+    @staticmethod
+    def decode_audio(row: Any) -> tuple[np.ndarray, int]:
+        """Decode an ``audio()`` row (or its ``data`` bytes) to ``(samples, sample_rate)`` (soundfile)."""
+        data = row if isinstance(row, bytes | bytearray) else row["data"]
+        return registry.decoder("audio").to_array(bytes(data))
