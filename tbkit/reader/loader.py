@@ -42,7 +42,7 @@ def load_file(run: RunData, path: str) -> None:
     consumed = _load_buffer(run, state, data)
     tail = len(data) - consumed
     state.tail = None
-    if tail:
+    if tail and not state.resyncing:  # while resyncing, the kept bytes are no record yet
         reason = f"incomplete last record ({tail} bytes; the file may still be being written)"
         state.tail = Problem(run.name, path, state.offset + consumed, reason)
     state.offset += consumed
