@@ -67,7 +67,12 @@ def to_numpy(value: Any, *, name: str = "value") -> np.ndarray:
     if isinstance(value, np.ndarray):
         return value
     if isinstance(value, numbers.Number | np.generic | list | tuple):
-        arr = np.asarray(value)
+        try:
+            arr = np.asarray(value)
+        except (ValueError, OverflowError) as exc:
+            raise TypeError(
+                f"{name} must be numeric with a regular shape, got {value!r:.80} ({exc})"
+            ) from None
         if arr.dtype == object:
             raise TypeError(f"{name} must be numeric, got a ragged or mixed sequence: {value!r:.80}")
         return arr
@@ -93,9 +98,14 @@ def to_float(value: Any, *, name: str = "value") -> float:
     """
     if isinstance(value, str | bytes):
         raise TypeError(f"{name} must be a number, got {type(value).__name__} {value!r:.80}")
+    if isinstance(value, int):  # Python ints (bool too) of any size
+        try:
+            return float(value)
+        except OverflowError:
+            raise ValueError(f"{name} is too large for a float: {value!r:.80}") from None
     arr = to_numpy(value, name=name)
     if arr.size != 1:
         raise ValueError(f"{name} must hold exactly one number, got shape {arr.shape}")
-    if not (np.issubdtype(arr.dtype, np.number) or arr.dtype == np.bool_):
-        raise TypeError(f"{name} must be numeric, got dtype {arr.dtype}")
+    if np.iscomplexobj(arr) or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == np.bool_):
+        raise TypeError(f"{name} must be a real number, got dtype {arr.dtype}")
     return float(arr.reshape(()))

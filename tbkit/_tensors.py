@@ -55,7 +55,12 @@ def _encode_str(item: object) -> bytes:
     if isinstance(item, bytes):
         return item
     if isinstance(item, str):
-        return item.encode("utf-8")
+        try:
+            return item.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise InvalidArgumentError(
+                f"a string cannot be encoded as UTF-8: {item!r:.80} ({exc.reason})"
+            ) from None
     raise InvalidArgumentError(f"a string tensor holds only str or bytes, got {type(item).__name__}")
 
 

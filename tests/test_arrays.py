@@ -74,11 +74,6 @@ def test_to_numpy_refuses_non_numeric_naming_the_argument(value, exc) -> None:
         to_numpy(value, name="my_arg")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: NumPy >= 1.24 raises ValueError (without the argument name) for a ragged list, "
-    "before to_numpy's 'ragged or mixed sequence' TypeError check is reached",
-)
 def test_ragged_list_is_a_type_error_naming_the_argument() -> None:
     with pytest.raises(TypeError, match="my_arg"):
         to_numpy([[1, 2], [3]], name="my_arg")
@@ -127,11 +122,6 @@ def test_to_float_refuses(value, exc, words) -> None:
         assert word in str(info.value)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: to_float(2**70) raises 'must be numeric, got a ragged or mixed sequence' for a plain "
-    "Python int beyond int64 (np.asarray makes an object array); float(2**70) is well defined",
-)
 def test_to_float_big_python_int() -> None:
     assert to_float(2**70) == float(2**70)
 

@@ -162,11 +162,6 @@ def test_unsupported_arrays_are_refused(array: np.ndarray) -> None:
     assert "int" in str(info.value) or str(array.dtype) in str(info.value)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: a str that UTF-8 cannot encode (a lone surrogate) escapes as a bare UnicodeEncodeError, "
-    "not an InvalidArgumentError",
-)
 def test_unencodable_string_is_an_invalid_argument() -> None:
     with pytest.raises(InvalidArgumentError):
         make_tensor_proto(np.array(["ok", "\ud800"]))

@@ -20,10 +20,12 @@ from tbkit.plugins.tensors.summary import tensor_pb
 from tbkit.plugins.text.summary import text_pb
 from tbkit.proto import event_pb2, summary_pb2
 from tbkit.record import storage
+from tbkit.writer._rich_methods import RichMethodsMixin
 from tbkit.writer._values import _INT64_MAX, _INT64_MIN, check_step, check_tag, check_walltime
 from tbkit.writer.event_file import EventFileWriter
 
 _now = time.time
+_MAX_CHANNELS = 8
 
 
 def default_logdir(comment: str = "") -> str:
@@ -32,7 +34,7 @@ def default_logdir(comment: str = "") -> str:
     return storage.join("runs", f"{stamp}_{socket.gethostname()}{comment}")
 
 
-class SummaryWriter:
+class SummaryWriter(RichMethodsMixin):
     """Writes TensorBoard event files for a run; ``torch.utils.tensorboard.SummaryWriter``'s API.
 
     All ``add_*`` methods validate and convert their arguments in the caller's thread and
@@ -66,16 +68,16 @@ class SummaryWriter:
         if log_dir is None:
             log_dir = default_logdir(comment)
         log_dir = str(log_dir)
+        purge_at = None if purge_step is None else check_step(purge_step)
         self.log_dir = log_dir
         self._options = {"max_queue": max_queue, "flush_secs": flush_secs, "filename_suffix": filename_suffix}
         self._writer = EventFileWriter(log_dir, **self._options)
         self._scalar_queue = self._writer._queue
         self._wake_at = self._writer._wake_at
         self._sub_writers: dict[str, EventFileWriter] = {}
-        if purge_step is not None:
-            step = check_step(purge_step)
+        if purge_at is not None:
             start = event_pb2.SessionLog(status=event_pb2.SessionLog.START)
-            self._writer.add_event(event_pb2.Event(wall_time=time.time(), step=step, session_log=start))
+            self._writer.add_event(event_pb2.Event(wall_time=time.time(), step=purge_at, session_log=start))
 
     # -- scalars -----------------------------------------------------------------------
 
@@ -97,7 +99,7 @@ class SummaryWriter:
             tag = check_tag(tag)
         kind = type(scalar_value)
         if kind is not float:
-            scalar_value = float(scalar_value) if kind is int else to_float(scalar_value, name="scalar_value")
+            scalar_value = to_float(scalar_value, name="scalar_value")
         if type(global_step) is not int or not _INT64_MIN <= global_step <= _INT64_MAX:
             global_step = check_step(global_step)
         wall_time = _now() if walltime is None else check_walltime(walltime)
@@ -266,10 +268,17 @@ class SummaryWriter:
         """
         tag = check_tag(tag)
         samples = to_numpy(snd_tensor, name="snd_tensor")
-        if samples.ndim == 2 and samples.shape[0] == 1:
-            samples = samples[0]
-        if samples.ndim not in (1, 2) or samples.size == 0:
-            raise ValueError(f"snd_tensor must have shape (L,), (1, L) or (L, C), got {samples.shape}")
+        if samples.ndim == 2 and samples.shape[0] <= _MAX_CHANNELS < samples.shape[1]:
+            samples = samples.T  # (C, L), channels first: torch's (1, L) is the common case
+        if (
+            samples.ndim not in (1, 2)
+            or samples.size == 0
+            or (samples.ndim == 2 and samples.shape[1] > _MAX_CHANNELS)
+        ):
+            raise ValueError(
+                f"snd_tensor must have shape (L,), (C, L) or (L, C) with at most {_MAX_CHANNELS} channels, "
+                f"got {samples.shape}"
+            )
         if samples.dtype.kind in "iu":
             samples = samples / float(np.iinfo(samples.dtype).max)
         elif samples.dtype.kind != "f":

@@ -612,16 +612,11 @@ def test_bad_input_is_refused_with_a_message(writer, logdir, call, exc, words) -
     assert [v.tag for _, v in _values(logdir)] == ["still_ok"]
 
 
-@pytest.mark.xfail(strict=True, reason="bug: an empty batch (N=0) to add_images writes a black image")
 def test_empty_image_batch_is_refused(writer, logdir) -> None:
     with pytest.raises(ValueError, match="empty"):
         writer.add_images("x", np.zeros((0, 3, 4, 4)), 0)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: a complex scalar_value raises float()'s TypeError, which does not name scalar_value",
-)
 def test_complex_scalar_is_refused_naming_the_argument(writer) -> None:
     with pytest.raises(TypeError, match="scalar_value"):
         writer.add_scalar("x", 1 + 2j, 0)
@@ -641,3 +636,28 @@ def test_unwritable_directory_raises_storage_error(tmp_path) -> None:
 def test_purge_step_must_be_an_int(tmp_path) -> None:
     with pytest.raises(TypeError, match="global_step"):
         SummaryWriter(str(tmp_path / "r"), purge_step=1.5)
+
+
+def test_channels_first_audio_is_transposed(writer, logdir) -> None:
+    stereo = np.stack([np.linspace(-1, 1, 100), np.zeros(100)])  # (C=2, L=100)
+    writer.add_audio("a", stereo, 0, sample_rate=8000)
+    writer.flush()
+    clip = _tensor(_one(logdir)[1])[0, 0]
+    with wave.open(io.BytesIO(clip)) as f:
+        assert (f.getnchannels(), f.getnframes()) == (2, 100)
+
+
+def test_ambiguous_audio_layout_is_refused(writer) -> None:
+    with pytest.raises(ValueError, match="snd_tensor"):
+        writer.add_audio("a", np.zeros((20, 30)), 0)
+
+
+def test_bad_purge_step_creates_no_file(tmp_path) -> None:
+    with pytest.raises(TypeError, match="global_step"):
+        SummaryWriter(str(tmp_path / "run"), purge_step=1.5)
+    assert not (tmp_path / "run").exists() or not list((tmp_path / "run").iterdir())
+
+
+def test_scalar_beyond_float_range_names_the_argument(writer) -> None:
+    with pytest.raises(ValueError, match="scalar_value"):
+        writer.add_scalar("x", 2**1024, 0)

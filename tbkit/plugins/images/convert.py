@@ -59,6 +59,8 @@ def to_hwc(array: np.ndarray, dataformats: str) -> np.ndarray:
     if "C" not in fmt:
         arr = arr[..., np.newaxis]
     if "N" in fmt:
+        if arr.shape[0] == 0:
+            raise ValueError(f"image batch is empty (shape {array.shape})")
         arr = make_grid(arr)
     if arr.shape[-1] not in (1, 3, 4):
         raise ValueError(f"images need 1, 3 or 4 channels, got {arr.shape[-1]} (shape {array.shape})")

@@ -1,0 +1,1 @@
+"""The pr_curves plugin."""
