@@ -1,0 +1,74 @@
+"""Reloading reads only the bytes written since, and picks up new files and runs."""
+
+from __future__ import annotations
+
+import tbkit
+from tests.reader._events import FILE_NAME, header, records, simple
+
+
+def test_reload_reads_only_new_bytes(tmp_path):
+    path = tmp_path / "run" / FILE_NAME
+    path.parent.mkdir()
+    first = records([header()] + [simple("a", s, s) for s in range(1, 4)])
+    path.write_bytes(first)
+    ld = tbkit.read(str(tmp_path))
+    assert ld.scalars()["step"].tolist() == [1, 2, 3]
+    # Garbage over the bytes already read would be a problem if they were read again.
+    more = records([simple("a", s, s) for s in range(4, 6)])
+    path.write_bytes(b"\xee" * len(first) + more)
+    ld.reload()
+    assert ld.scalars()["step"].tolist() == [1, 2, 3, 4, 5]
+    assert ld.problems().empty
+
+
+def test_partial_record_completes_on_reload(tmp_path):
+    path = tmp_path / "run" / FILE_NAME
+    path.parent.mkdir()
+    data = records([header()] + [simple("a", s, s) for s in range(1, 4)])
+    path.write_bytes(data[:-7])
+    ld = tbkit.read(str(tmp_path))
+    assert ld.scalars()["step"].tolist() == [1, 2]
+    assert ld.problems()["reason"].str.startswith("incomplete").tolist() == [True]
+    path.write_bytes(data)
+    ld.reload()
+    assert ld.scalars()["step"].tolist() == [1, 2, 3]
+    assert ld.problems().empty
+
+
+def test_frames_are_cached_and_copies_are_independent(tmp_path):
+    path = tmp_path / "run" / FILE_NAME
+    path.parent.mkdir()
+    path.write_bytes(records([header()] + [simple("a", s, s) for s in range(1, 4)]))
+    ld = tbkit.read(str(tmp_path))
+    df = ld.scalars()
+    df.loc[0, "value"] = -100.0
+    assert ld.scalars()["value"].tolist() == [1.0, 2.0, 3.0]
+    assert ld.provider.read_scalars("scalars")["run"]["a"][0].value == 1.0
+
+
+def test_reload_finds_new_files_and_runs(tmp_path):
+    (tmp_path / "r1").mkdir()
+    (tmp_path / "r1" / FILE_NAME).write_bytes(records([header(), simple("a", 1, 1.0)]))
+    ld = tbkit.read(str(tmp_path))
+    assert ld.runs()["run"].tolist() == ["r1"]
+    (tmp_path / "r1" / (FILE_NAME + ".2")).write_bytes(records([header(), simple("a", 2, 2.0)]))
+    (tmp_path / "r2").mkdir()
+    (tmp_path / "r2" / FILE_NAME).write_bytes(records([header(), simple("b", 1, 1.0)]))
+    ld.reload()
+    assert ld.runs()["run"].tolist() == ["r1", "r2"]
+    df = ld.scalars()
+    assert df[df.run == "r1"]["step"].tolist() == [1, 2]
+
+
+def test_live_writer_is_read_while_writing(tmp_path):
+    w = tbkit.SummaryWriter(str(tmp_path / "live"))
+    try:
+        w.add_scalar("x", 1.0, 1)
+        w.flush()
+        ld = tbkit.read(str(tmp_path))
+        assert ld.scalars()["step"].tolist() == [1]
+        w.add_scalar("x", 2.0, 2)
+        w.flush()
+        assert ld.reload().scalars()["step"].tolist() == [1, 2]
+    finally:
+        w.close()
