@@ -18,6 +18,13 @@ __all__ = ["Logdir", "read"]
 _KINDS = ("scalars", "histograms", "images", "audio", "text", "tensors", "runs", "tags", "problems")
 
 
+def _copy_on_write() -> bool:
+    import pandas as pd
+
+    major = int(pd.__version__.split(".")[0])
+    return major >= 3 or pd.options.mode.copy_on_write is True
+
+
 def read(
     logdir: str, *, runs: NameSpec = None, tags: NameSpec = None, purge_orphaned_data: bool = True
 ) -> Logdir:
@@ -76,7 +83,7 @@ class Logdir:
         frame = self._cache.get(key)
         if frame is None:
             frame = self._cache[key] = build()
-        return frame.copy(deep=False)
+        return frame.copy(deep=not _copy_on_write())
 
     def reload(self) -> Logdir:
         """Read what was written since the last read (new runs, files and bytes only)."""
