@@ -36,8 +36,8 @@ def mesh_pb(
         parts.append((ContentType.COLOR, np.asarray(colors, dtype=np.uint8)))
     for content_type, array in parts:
         if array.ndim != 3 or array.shape[-1] != 3:
-            label = ContentType.Name(content_type).lower()
-            raise ValueError(f"mesh {label} must have shape [batch, n, 3], got {array.shape}")
+            label = {ContentType.VERTEX: "vertices", ContentType.FACE: "faces", ContentType.COLOR: "colors"}
+            raise ValueError(f"{label[content_type]} must have shape [batch, n, 3], got {array.shape}")
     components = components_bitmask([ct for ct, _ in parts])
     json_config = json.dumps(config, sort_keys=True) if config else ""
     summary = summary_pb2.Summary()
