@@ -14,6 +14,7 @@ import numpy as np
 
 from tbkit.errors import InvalidArgumentError, MissingDependencyError
 from tbkit.plugins import registry
+from tbkit.reader._memory import release_free_memory
 from tbkit.reader.index import LogdirIndex
 from tbkit.reader.series import SeriesData
 
@@ -53,6 +54,13 @@ def _categorical(names: list[str], codes: np.ndarray) -> Any:
     return pd.Categorical.from_codes(codes, categories=pd.Index(names, dtype=object))
 
 
+def _code_dtype(names: list[str]) -> type[np.signedinteger[Any]]:
+    """The smallest integer type pandas keeps for the codes of ``names`` (no copy later)."""
+    if len(names) < 127:
+        return np.int8
+    return np.int16 if len(names) < 32767 else np.int32
+
+
 def _selected(index: LogdirIndex, keep: Any) -> list[tuple[str, str, SeriesData]]:
     return [
         (run.name, tag, run.series[tag])
@@ -76,7 +84,7 @@ def scalars_frame(index: LogdirIndex, *, pivot: bool = False) -> pd.DataFrame:
         steps = np.empty(total, dtype=np.int64)
         walls = np.empty(total, dtype=np.float64)
         values = np.empty(total, dtype=np.float64)
-        pos = 0
+        pos = trimmed = 0
         for _, _, series in chosen:
             start = pos
             for s, w, v in series.blocks():
@@ -84,12 +92,17 @@ def scalars_frame(index: LogdirIndex, *, pivot: bool = False) -> pd.DataFrame:
                 walls[pos : pos + len(s)] = w
                 values[pos : pos + len(s)] = v
                 pos += len(s)
-            series.replace(steps[start:pos], walls[start:pos], values[start:pos])
+            series.replace(steps[start:pos], walls[start:pos], values[start:pos])  # frees the blocks
+            if pos - trimmed > 1 << 20:  # hand the freed blocks back as we go: one copy at a time
+                release_free_memory()
+                trimmed = pos
+        release_free_memory()
     runs = sorted({r for r, _, _ in chosen})
     tags = sorted({t for _, t, _ in chosen})
-    run_codes = np.repeat(np.array([runs.index(r) for r, _, _ in chosen], dtype=np.int32), sizes)
+    run_lookup = {r: i for i, r in enumerate(runs)}
+    run_codes = np.repeat(np.array([run_lookup[r] for r, _, _ in chosen], dtype=_code_dtype(runs)), sizes)
     tag_lookup = {t: i for i, t in enumerate(tags)}
-    tag_codes = np.repeat(np.array([tag_lookup[t] for _, t, _ in chosen], dtype=np.int32), sizes)
+    tag_codes = np.repeat(np.array([tag_lookup[t] for _, t, _ in chosen], dtype=_code_dtype(tags)), sizes)
     frame = pd.DataFrame(
         {
             "run": _categorical(runs, run_codes),

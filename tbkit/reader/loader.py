@@ -18,6 +18,7 @@ from google.protobuf.message import DecodeError
 from tbkit.errors import StorageError
 from tbkit.proto import event_pb2
 from tbkit.reader import fastscalar
+from tbkit.reader._memory import release_free_memory
 from tbkit.reader.events import FileState, Problem, RunData
 from tbkit.record import storage
 from tbkit.record.scan import scan_records
@@ -46,6 +47,8 @@ def load_file(run: RunData, path: str) -> None:
         reason = f"incomplete last record ({tail} bytes; the file may still be being written)"
         state.tail = Problem(run.name, path, state.offset + consumed, reason)
     state.offset += consumed
+    del data
+    release_free_memory()
 
 
 def _load_buffer(run: RunData, state: FileState, data: bytes) -> int:
