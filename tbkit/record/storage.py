@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import threading
 from typing import IO, Any
 
 from tbkit.errors import StorageError
@@ -108,3 +109,29 @@ def exists(path: str) -> bool:
         return os.path.exists(_local(path))
     fs, p = _fs(path)
     return bool(fs.exists(p))
+
+
+def write_bytes(path: str, data: bytes) -> None:
+    """Create or replace the file at ``path`` with ``data``, all at once.
+
+    Local files are written to a temporary name beside ``path`` and renamed over it, so a
+    reader never sees a half-written file. Other storage writes the object in one call.
+    The parent directory must exist (see :func:`makedirs`).
+    """
+    try:
+        if is_local(path):
+            target = _local(path)
+            tmp = f"{target}.{os.getpid()}.{threading.get_ident()}.tmp"
+            try:
+                with open(tmp, "wb") as f:
+                    f.write(data)
+                os.replace(tmp, target)
+            finally:
+                if os.path.exists(tmp):
+                    os.unlink(tmp)
+            return
+        fs, p = _fs(path)
+        with fs.open(p, "wb") as f:
+            f.write(data)
+    except OSError as exc:
+        raise StorageError(f"cannot write file ({exc.strerror or exc})", path=path) from exc

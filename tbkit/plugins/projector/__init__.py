@@ -1,0 +1,5 @@
+"""The embedding projector: TSV tensors, TSV metadata, a sprite image and ``projector_config.pbtxt``.
+
+Unlike other kinds, embeddings are not written to event files: TensorBoard's projector
+reads plain files named by a text-format ``ProjectorConfig`` in the run directory.
+"""
