@@ -1,0 +1,353 @@
+"""The real ``tensorboard`` server (its default fast Rust loader) serving runs written by tbkit.
+
+One logdir holds a tbkit run and a ``torch.utils.tensorboard`` run that make the same calls,
+restarted runs from both, and a run written by two tbkit writers at once. One server is
+started for the whole module; every check queries its HTTP data API and compares what it
+serves with what was logged, and tbkit's run with torch's.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import time
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from _peers import decode_png, decode_wav, pcm16
+from _same_calls import (
+    AUDIO_RATE,
+    HIST_EDGES,
+    MULTI,
+    RESTARTED_EXPECTED,
+    SCALARS,
+    TEXT,
+    WALL0,
+    batch_nchw,
+    hist_values,
+    images,
+    make_calls,
+    sine,
+    write_restarted_run,
+    write_restarted_run_torch,
+)
+from tensorboard import plugin_util
+from tensorboard.plugins.histogram import summary_v2 as tb_histogram
+from tensorboard.util import tensor_util
+
+import tbkit
+
+pytestmark = [pytest.mark.slow, pytest.mark.interop]
+
+PEERS = ("tbkit", "torch")
+TWIN_STEPS = 300
+SPECIAL = [math.nan, math.inf, -math.inf, 0.1 + 1e-12]
+
+
+@dataclass(frozen=True)
+class Server:
+    """A running TensorBoard: its base URL and the logdir it serves."""
+
+    url: str
+    logdir: Path
+
+    def get(self, route: str, **params: Any) -> bytes:
+        query = f"?{urllib.parse.urlencode(params)}" if params else ""
+        with urllib.request.urlopen(f"{self.url}{route}{query}", timeout=30) as response:
+            return response.read()
+
+    def json(self, route: str, **params: Any) -> Any:
+        return json.loads(self.get(route, **params))
+
+
+def _write_logdir(logdir: Path) -> None:
+    from torch.utils.tensorboard import SummaryWriter as TorchWriter
+
+    with tbkit.SummaryWriter(logdir / "tbkit") as writer:
+        make_calls(writer)
+    torch_writer = TorchWriter(str(logdir / "torch"))
+    make_calls(torch_writer)
+    torch_writer.close()
+    write_restarted_run(logdir / "purge_tbkit")
+    write_restarted_run_torch(logdir / "purge_torch")
+    first, second = tbkit.SummaryWriter(logdir / "twins"), tbkit.SummaryWriter(logdir / "twins")
+    for step in range(TWIN_STEPS):
+        first.add_scalar("first", step, step)
+        second.add_scalar("second", -step, step)
+    first.close()
+    second.close()
+    with tbkit.SummaryWriter(logdir / "special") as writer:
+        for step, value in enumerate(SPECIAL):
+            writer.add_scalar("f32", value, step, walltime=WALL0)
+            writer.add_scalar("f64", value, step, walltime=WALL0, double_precision=True)
+
+
+EXPECTED_RUNS = {
+    *PEERS,
+    *(f"{peer}/multi_{key}" for peer in PEERS for key in MULTI),
+    "purge_tbkit",
+    "purge_torch",
+    "twins",
+    "special",
+}
+
+
+def _loaded(server: Server) -> bool:
+    """Everything written is served (the Rust loader fills its index in the background)."""
+    if set(server.json("/data/runs")) != EXPECTED_RUNS:
+        return False
+    for peer in PEERS:
+        tag = "notes/md" if peer == "tbkit" else "notes/md/text_summary"
+        if len(server.json("/data/plugin/text/text", run=peer, tag=tag)) != len(TEXT["notes/md"]):
+            return False
+        if len(server.json("/data/plugin/audio/audio", run=peer, tag="audio/sine")) != 1:
+            return False
+    for run in ("purge_tbkit", "purge_torch"):
+        if len(server.json("/data/plugin/scalars/scalars", run=run, tag="loss")) != len(RESTARTED_EXPECTED):
+            return False
+    tags = server.json("/data/plugin/scalars/tags")
+    return set(tags.get("twins", {})) == {"first", "second"} and "f32" in tags.get("special", {})
+
+
+def _port_from(log: Path) -> int | None:
+    match = re.search(r"TensorBoard \S+ at http://127\.0\.0\.1:(\d+)/", log.read_text(errors="replace"))
+    return int(match.group(1)) if match else None
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    base = tmp_path_factory.mktemp("tensorboard")
+    logdir = base / "logdir"
+    _write_logdir(logdir)
+    log = base / "tensorboard.log"
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
+    command = [sys.executable, "-m", "tensorboard.main", "--logdir", str(logdir), "--host", "127.0.0.1"]
+    with open(log, "wb") as sink:
+        # --port 0: the OS picks a free port; TensorBoard prints the URL it serves on.
+        process = subprocess.Popen([*command, "--port", "0"], stdout=sink, stderr=subprocess.STDOUT, env=env)
+    try:
+        port = None
+        for _ in range(600):  # bounded: up to about two minutes for TensorBoard to start
+            port = _port_from(log)
+            if port is not None or process.poll() is not None:
+                break
+            time.sleep(0.2)
+        assert port is not None, f"TensorBoard did not start: {log.read_text(errors='replace')[-3000:]}"
+        served = Server(f"http://127.0.0.1:{port}", logdir)
+        for _ in range(240):  # bounded: up to about a minute for the loader's first pass
+            try:
+                if _loaded(served):
+                    break
+            except OSError:
+                pass  # not answering yet, or a run or tag not loaded yet (HTTP 4xx)
+            assert process.poll() is None, log.read_text(errors="replace")[-3000:]
+            time.sleep(0.25)
+        else:
+            pytest.fail(f"TensorBoard did not load {logdir} in time")
+        yield served
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+# -- the server itself -------------------------------------------------------------------
+
+
+def test_served_by_the_fast_loader(server: Server) -> None:
+    env = server.json("/data/environment")
+    assert env["data_location"] == str(server.logdir)
+    assert env["debug"]["data_provider"].startswith("GrpcDataProvider")  # the Rust data server
+    assert set(server.json("/data/runs")) == EXPECTED_RUNS
+
+
+def test_plugins_listing(server: Server) -> None:
+    listing = server.json("/data/plugins_listing")
+    for plugin in ("scalars", "histograms", "distributions", "images", "audio", "text"):
+        assert listing[plugin]["enabled"] is True, plugin
+
+
+# -- scalars -----------------------------------------------------------------------------
+
+
+def _scalars(server: Server, run: str, tag: str) -> list[tuple[float, int, float]]:
+    return [(w, s, float(v)) for w, s, v in server.json("/data/plugin/scalars/scalars", run=run, tag=tag)]
+
+
+@pytest.mark.parametrize("peer", PEERS)
+def test_scalars(server: Server, peer: str) -> None:
+    tags = server.json("/data/plugin/scalars/tags")
+    assert set(tags[peer]) == set(SCALARS)
+    for tag, values in SCALARS.items():
+        expected = [(WALL0 + i, i, float(np.float32(v))) for i, v in enumerate(values)]
+        assert _scalars(server, peer, tag) == expected
+    for key, values in MULTI.items():
+        assert set(tags[f"{peer}/multi_{key}"]) == {"multi"}
+        expected = [(WALL0 + i, i, v) for i, v in enumerate(values)]
+        assert _scalars(server, f"{peer}/multi_{key}", "multi") == expected
+
+
+def test_scalars_same_as_torch(server: Server) -> None:
+    tags = server.json("/data/plugin/scalars/tags")
+    for run in ("", "/multi_train", "/multi_val"):
+        assert set(tags[f"tbkit{run}"]) == set(tags[f"torch{run}"])
+        for tag in tags[f"tbkit{run}"]:
+            assert _scalars(server, f"tbkit{run}", tag) == _scalars(server, f"torch{run}", tag)
+
+
+def test_non_finite_and_double_scalars(server: Server) -> None:
+    values = [v for _, _, v in _scalars(server, "special", "f32")]
+    assert math.isnan(values[0]) and values[1:3] == [math.inf, -math.inf]
+    assert values[3] == float(np.float32(SPECIAL[3]))
+    # TensorBoard 2.21's Rust loader serves only DT_FLOAT scalars: double_precision ones (tbkit's
+    # as torch's) are left out of the scalars plugin; the Python loader (--load_fast=false) has them.
+    assert set(server.json("/data/plugin/scalars/tags")["special"]) == {"f32"}
+
+
+def test_restart_purges_like_torch(server: Server) -> None:
+    # The Rust loader purges on every SessionLog.START: data before the restart at step >= 5 goes.
+    for run in ("purge_tbkit", "purge_torch"):
+        assert [(s, v) for _, s, v in _scalars(server, run, "loss")] == RESTARTED_EXPECTED
+    # It leaves the text written before the restart in place, for torch's run as for tbkit's.
+    ours = server.json("/data/plugin/text/text", run="purge_tbkit", tag="note")
+    theirs = server.json("/data/plugin/text/text", run="purge_torch", tag="note/text_summary")
+    assert [e["step"] for e in ours] == [e["step"] for e in theirs] == list(range(10))
+
+
+def test_two_writers_in_one_run(server: Server) -> None:
+    assert [(s, v) for _, s, v in _scalars(server, "twins", "first")] == [(i, i) for i in range(TWIN_STEPS)]
+    assert [(s, v) for _, s, v in _scalars(server, "twins", "second")] == [(i, -i) for i in range(TWIN_STEPS)]
+
+
+# -- histograms --------------------------------------------------------------------------
+
+
+def _histogram(server: Server, run: str, tag: str) -> tuple[float, int, np.ndarray]:
+    ((wall, step, rows),) = server.json("/data/plugin/histograms/histograms", run=run, tag=tag)
+    return wall, step, np.asarray(rows, dtype=np.float64).reshape(-1, 3)
+
+
+def test_histograms(server: Server) -> None:
+    assert set(server.json("/data/plugin/histograms/tags")["tbkit"]) == {
+        "hist/default",
+        "hist/int",
+        "hist/edges",
+    }
+    data = hist_values()
+    for tag, buckets in (("hist/default", 30), ("hist/int", 5)):
+        wall, step, rows = _histogram(server, "tbkit", tag)
+        assert (wall, step) == (WALL0 + 1, 1)
+        proto = tb_histogram.histogram_pb("h", data, buckets=buckets)  # TensorBoard's own bucketing
+        np.testing.assert_allclose(rows, tensor_util.make_ndarray(proto.value[0].tensor), rtol=1e-12)
+    _, _, rows = _histogram(server, "tbkit", "hist/edges")
+    np.testing.assert_array_equal(rows[:, :2], np.stack([HIST_EDGES[:-1], HIST_EDGES[1:]], axis=1))
+    np.testing.assert_array_equal(rows[:, 2], np.histogram(data, bins=HIST_EDGES)[0])
+
+
+def _non_empty(rows: np.ndarray) -> np.ndarray:
+    return rows[rows[:, 2] > 0]
+
+
+def test_histograms_same_as_torch(server: Server) -> None:
+    data = hist_values()
+    for tag in ("hist/default", "hist/int", "hist/edges"):
+        ours, theirs = _histogram(server, "tbkit", tag), _histogram(server, "torch", tag)
+        assert ours[:2] == theirs[:2]
+        # The total count and the range agree whatever the bucketing (torch's default is TF1's
+        # exponential buckets, tbkit's TF2's 30 equal-width ones).
+        for rows in (ours[2], theirs[2]):
+            assert rows[:, 2].sum() == data.size
+            nonempty = _non_empty(rows)
+            assert (nonempty[0, 0], nonempty[-1, 1]) == (data.min(), data.max())
+        if tag != "hist/default":  # the same buckets, but torch's are stored as float32
+            np.testing.assert_allclose(_non_empty(ours[2]), _non_empty(theirs[2]), rtol=1e-6)
+
+
+# -- images ------------------------------------------------------------------------------
+
+
+def _served_image(server: Server, run: str, tag: str) -> tuple[int, np.ndarray]:
+    (entry,) = server.json("/data/plugin/images/images", run=run, tag=tag)
+    blob = server.get(f"/data/plugin/images/individualImage?{entry['query']}")
+    return entry["step"], blob
+
+
+def test_images(server: Server) -> None:
+    tags = server.json("/data/plugin/images/tags")
+    expected_tags = {*images(), "imgs/nchw", "imgs/nhwc", "fig"}
+    assert set(tags["tbkit"]) == set(tags["torch"]) == expected_tags
+    for step, (tag, (_, _, expected)) in enumerate(images().items()):
+        got_step, blob = _served_image(server, "tbkit", tag)
+        assert got_step == step
+        mode = "RGBA" if expected.shape[2] == 4 else "RGB"
+        np.testing.assert_array_equal(decode_png(blob, mode), expected)
+    hwc = np.clip(batch_nchw().transpose(0, 2, 3, 1) * 255.0, 0, 255).astype(np.uint8)
+    for tag in ("imgs/nchw", "imgs/nhwc"):
+        grid = decode_png(_served_image(server, "tbkit", tag)[1])
+        assert grid.shape == (8, 40, 3)
+        np.testing.assert_array_equal(grid[4:8, 5:10], hwc[9])
+
+
+def test_images_same_as_torch(server: Server) -> None:
+    for tag in server.json("/data/plugin/images/tags")["tbkit"]:
+        (ours_step, ours), (theirs_step, theirs) = (_served_image(server, p, tag) for p in PEERS)
+        assert ours_step == theirs_step
+        mode = "RGBA" if tag == "img/hwc_float_rgba" else "RGB"  # torch makes grey images RGB
+        np.testing.assert_array_equal(decode_png(ours, mode), decode_png(theirs, mode), err_msg=tag)
+
+
+# -- audio and text ----------------------------------------------------------------------
+
+
+def _served_audio(server: Server, run: str) -> tuple[int, np.ndarray, int]:
+    (entry,) = server.json("/data/plugin/audio/audio", run=run, tag="audio/sine")
+    rate, channels, frames = decode_wav(server.get(f"/data/plugin/audio/individualAudio?{entry['query']}"))
+    return rate, frames, channels
+
+
+def test_audio(server: Server) -> None:
+    (entry,) = server.json("/data/plugin/audio/audio", run="tbkit", tag="audio/sine")
+    assert (entry["step"], entry["wall_time"], entry["contentType"]) == (5, WALL0 + 5, "audio/wav")
+    rate, frames, channels = _served_audio(server, "tbkit")
+    assert (rate, channels) == (AUDIO_RATE, 1)
+    assert np.abs(frames - pcm16(sine())).max() <= 1
+
+
+def test_audio_same_as_torch(server: Server) -> None:
+    (ours_rate, ours, _), (theirs_rate, theirs, _) = (_served_audio(server, p) for p in PEERS)
+    assert ours_rate == theirs_rate
+    assert ours.shape == theirs.shape
+    assert np.abs(ours.astype(int) - theirs.astype(int)).max() <= 1
+
+
+def test_text_same_as_torch(server: Server) -> None:
+    # torch appends "/text_summary" to text tags; tbkit keeps the tag as given (as tf.summary.text).
+    tags = server.json("/data/plugin/text/tags")
+    assert tags["tbkit"] == list(TEXT)
+    assert tags["torch"] == [f"{t}/text_summary" for t in TEXT]
+    for tag, texts in TEXT.items():
+        ours = server.json("/data/plugin/text/text", run="tbkit", tag=tag)
+        theirs = server.json("/data/plugin/text/text", run="torch", tag=f"{tag}/text_summary")
+        assert [(e["step"], e["wall_time"]) for e in ours] == [(i, WALL0 + i) for i in range(len(texts))]
+        assert [e["text"] for e in ours] == [plugin_util.markdown_to_safe_html(t) for t in texts]
+        assert [(e["step"], e["wall_time"]) for e in theirs] == [(e["step"], e["wall_time"]) for e in ours]
+        # torch writes a one-element vector, which TensorBoard shows as a one-cell table;
+        # tbkit writes a scalar string (as tf.summary.text does), shown as the text itself.
+        for mine, torch_entry in zip(ours, theirs, strict=True):
+            assert (
+                torch_entry["text"]
+                == f"<table>\n<tbody>\n<tr>\n<td>{mine['text']}</td>\n</tr>\n</tbody>\n</table>"
+            )
