@@ -29,10 +29,12 @@ from _same_calls import (
     write_restarted_run,
     write_restarted_run_torch,
 )
+from tensorboard.backend.event_processing import event_file_loader
 from tensorboard.plugins.histogram import summary_v2 as tb_histogram
 from tensorboard.util import tensor_util
 
 from tbkit import SummaryWriter
+from tbkit.proto import event_pb2
 
 pytestmark = pytest.mark.interop
 
@@ -298,11 +300,7 @@ def test_metadata_only_on_the_first_value_of_each_tag(tmp_path: Path) -> None:
         for step in range(3):
             writer.add_scalar("s", step, step)
             writer.add_text("t", "x", step)
-    from tbkit.proto import event_pb2
-
     path = next(tmp_path.glob("events.out.tfevents.*"))
-    from tensorboard.backend.event_processing import event_file_loader
-
     events = [
         event_pb2.Event.FromString(e.SerializeToString())
         for e in event_file_loader.EventFileLoader(str(path)).Load()
@@ -382,6 +380,7 @@ _CHILD = textwrap.dedent(
     import os, sys, time
     from pathlib import Path
     from tbkit import SummaryWriter
+from tbkit.proto import event_pb2
     logdir, tag, go = sys.argv[1], sys.argv[2], Path(sys.argv[3])
     Path(logdir, tag + ".ready").write_text("")
     for _ in range(2000):
