@@ -21,6 +21,7 @@ from tbkit.plugins.text.summary import text_pb
 from tbkit.proto import event_pb2, summary_pb2
 from tbkit.record import storage
 from tbkit.writer._file_methods import FileMethodsMixin
+from tbkit.writer._graph_methods import GraphMethodsMixin
 from tbkit.writer._rich_methods import RichMethodsMixin
 from tbkit.writer._values import _INT64_MAX, _INT64_MIN, check_step, check_tag, check_walltime
 from tbkit.writer.event_file import EventFileWriter
@@ -35,7 +36,7 @@ def default_logdir(comment: str = "") -> str:
     return storage.join("runs", f"{stamp}_{socket.gethostname()}{comment}")
 
 
-class SummaryWriter(RichMethodsMixin, FileMethodsMixin):
+class SummaryWriter(RichMethodsMixin, FileMethodsMixin, GraphMethodsMixin):
     """Writes TensorBoard event files for a run; ``torch.utils.tensorboard.SummaryWriter``'s API.
 
     All ``add_*`` methods validate and convert their arguments in the caller's thread and

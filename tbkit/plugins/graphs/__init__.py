@@ -1,0 +1,1 @@
+"""The graphs plugin: op graphs (``Event.graph_def``) and Keras conceptual graphs."""
