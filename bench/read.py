@@ -1,0 +1,307 @@
+"""Read-speed benchmark: every scalar of a logdir into memory, tbkit and its peers side by side.
+
+Two logdirs are written with tbkit's ``SummaryWriter`` and cached (regenerated when missing):
+
+* S: 4 runs x 10 tags x 25,000 steps (1M scalars, about 54 MB);
+* L: 20 runs x 25 tags x 20,000 steps (10M scalars), with ``--large``.
+
+Each tool then reads all scalars of the logdir into memory, in its own subprocess so that its
+peak RSS (``VmHWM``) is its own:
+
+* ``tbkit``: ``tbkit.read(logdir).scalars()``;
+* ``tbparse``: ``SummaryReader(logdir, extra_columns={"dir_name", "wall_time"}).tensors`` (its
+  ``.scalars`` holds only TF1 ``simple_value`` scalars; tensor-form scalars land in ``.tensors``);
+* ``accumulator``: TensorBoard's ``plugin_event_accumulator.EventAccumulator`` per run, nothing
+  dropped (size guidance 0), rows gathered into a DataFrame (TensorBoard as installed: with
+  TensorFlow present it reads through TensorFlow's record reader);
+* ``accumulator_notf``: the same with TensorBoard's TensorFlow-free stub (pure-Python CRC; not
+  in the default tool list);
+* ``rustboard``: TensorBoard's Rust data server (``tensorboard_data_server``) on 127.0.0.1 with
+  ``--reload once --samples-per-plugin scalars=all``, polled through TensorBoard's gRPC
+  data-provider client until every series is loaded, then read in full; its time runs from
+  the server's start to the DataFrame; its RSS is the client's plus the server's.
+
+Usage: ``python bench/read.py [--large] [--tools tbkit,rustboard] [--cache DIR] [--timeout SECS]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+SIZES = {
+    "S": {"runs": 4, "tags": 10, "steps": 25_000},
+    "L": {"runs": 20, "tags": 25, "steps": 20_000},
+}
+TOOLS = ["tbkit", "tbparse", "accumulator", "rustboard"]
+EXTRA_TOOLS = ["accumulator_notf"]
+WALL0 = 1_700_000_000.0
+
+
+# -- the logdirs ---------------------------------------------------------------------------------
+
+
+def ensure_logdir(cache: Path, size: str) -> Path:
+    """The logdir of ``size`` under ``cache``, written now unless a complete copy is there."""
+    spec = SIZES[size]
+    logdir = cache / f"read-{size}-{spec['runs']}x{spec['tags']}x{spec['steps']}"
+    marker = logdir / ".complete"
+    if marker.exists():
+        return logdir
+    if logdir.exists():
+        shutil.rmtree(logdir)
+    import tbkit
+
+    start = time.perf_counter()
+    tags = [f"group_{t % 3}/metric_{t}" for t in range(spec["tags"])]
+    for r in range(spec["runs"]):
+        with tbkit.SummaryWriter(str(logdir / f"run_{r:02d}"), max_queue=100_000) as writer:
+            add = writer.add_scalar
+            for step in range(spec["steps"]):
+                wall = WALL0 + step * 0.01
+                for t, tag in enumerate(tags):
+                    add(tag, 1.0 / (1 + step) + t + r * 0.001, step, walltime=wall)
+    marker.write_text(json.dumps(spec))
+    size_mb = sum(p.stat().st_size for p in logdir.rglob("*tfevents*")) / 1e6
+    print(f"wrote {logdir} ({size_mb:.0f} MB) in {time.perf_counter() - start:.0f} s", flush=True)
+    return logdir
+
+
+# -- the workers (each runs in its own subprocess) ----------------------------------------------
+
+
+def _peak_rss_mb(pid: int | str = "self") -> float:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _read_tbkit(logdir: str, spec: dict) -> Any:
+    import tbkit
+
+    return tbkit.read(logdir).scalars()
+
+
+def _read_tbparse(logdir: str, spec: dict) -> Any:
+    from tbparse import SummaryReader
+
+    # tbparse's ``.scalars`` holds TF1 ``simple_value`` scalars only; tensor-form scalars (what
+    # tbkit, TF2 and torch's new_style write) are in ``.tensors``.
+    return SummaryReader(logdir, extra_columns={"dir_name", "wall_time"}).tensors
+
+
+def _read_accumulator(logdir: str, spec: dict) -> Any:
+    import numpy as np
+    import pandas as pd
+    from tensorboard.backend.event_processing import plugin_event_accumulator as pea
+    from tensorboard.util import tensor_util
+
+    cols: dict[str, list] = {"run": [], "tag": [], "step": [], "wall_time": [], "value": []}
+    for run_dir in sorted(p.parent for p in Path(logdir).rglob("*tfevents*")):
+        acc = pea.EventAccumulator(str(run_dir), size_guidance={pea.TENSORS: 0})
+        acc.Reload()
+        run = os.path.relpath(run_dir, logdir)
+        for tag in acc.Tags()[pea.TENSORS]:
+            if acc.SummaryMetadata(tag).plugin_data.plugin_name != "scalars":
+                continue
+            events = acc.Tensors(tag)
+            cols["run"].extend([run] * len(events))
+            cols["tag"].extend([tag] * len(events))
+            cols["step"].extend(e.step for e in events)
+            cols["wall_time"].extend(e.wall_time for e in events)
+            cols["value"].extend(float(tensor_util.make_ndarray(e.tensor_proto)) for e in events)
+    frame = pd.DataFrame(cols)
+    frame["value"] = frame["value"].astype(np.float64)
+    return frame
+
+
+def _read_accumulator_notf(logdir: str, spec: dict) -> Any:
+    import types
+
+    sys.modules["tensorboard.compat.notf"] = types.ModuleType("tensorboard.compat.notf")
+    return _read_accumulator(logdir, spec)
+
+
+def _read_rustboard(logdir: str, spec: dict) -> Any:
+    import grpc
+    import pandas as pd
+    import tensorboard_data_server
+    from tensorboard.context import RequestContext
+    from tensorboard.data import grpc_provider, provider
+
+    with tempfile.TemporaryDirectory() as tmp:
+        port_file = Path(tmp) / "port"
+        args = [
+            tensorboard_data_server.server_binary(),
+            f"--logdir={logdir}",
+            "--reload=once",
+            "--samples-per-plugin=scalars=all",
+            "--host=127.0.0.1",
+            "--port=0",
+            f"--port-file={port_file}",
+            "--die-after-stdin",
+        ]
+        server = subprocess.Popen(args, stdin=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 60
+            while not port_file.exists() or not port_file.read_text().endswith("\n"):
+                if server.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"data server did not start (exit code {server.poll()})")
+                time.sleep(0.02)
+            addr = f"127.0.0.1:{int(port_file.read_text())}"
+            channel = grpc.insecure_channel(addr, options=[("grpc.max_receive_message_length", 2**31 - 1)])
+            data = grpc_provider.GrpcDataProvider(addr, grpc_provider.make_stub(channel))
+            ctx = RequestContext()
+            want = spec["runs"] * spec["tags"]
+            while True:  # loaded when every series reaches its last step
+                listing = data.list_scalars(ctx, experiment_id="", plugin_name="scalars")
+                done = [
+                    ts
+                    for tags in listing.values()
+                    for ts in tags.values()
+                    if ts.max_step == spec["steps"] - 1
+                ]
+                if len(done) == want:
+                    break
+                if server.poll() is not None:
+                    raise RuntimeError("data server exited while loading")
+                time.sleep(0.05)
+            cols: dict[str, list] = {"run": [], "tag": [], "step": [], "wall_time": [], "value": []}
+            for run in sorted(listing):  # one request per run keeps each answer well under 2 GiB
+                result = data.read_scalars(
+                    ctx,
+                    experiment_id="",
+                    plugin_name="scalars",
+                    downsample=spec["steps"] * 2,
+                    run_tag_filter=provider.RunTagFilter(runs=[run]),
+                )
+                for tag, series in result.get(run, {}).items():
+                    cols["run"].extend([run] * len(series))
+                    cols["tag"].extend([tag] * len(series))
+                    cols["step"].extend(p.step for p in series)
+                    cols["wall_time"].extend(p.wall_time for p in series)
+                    cols["value"].extend(p.value for p in series)
+            frame = pd.DataFrame(cols)
+            frame.attrs["server_rss_mb"] = _peak_rss_mb(server.pid)
+            channel.close()
+            return frame
+        finally:
+            if server.poll() is None:
+                server.stdin.close()
+                server.terminate()
+                try:
+                    server.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    server.kill()
+                    server.wait()
+
+
+READERS = {
+    "tbkit": _read_tbkit,
+    "tbparse": _read_tbparse,
+    "accumulator": _read_accumulator,
+    "accumulator_notf": _read_accumulator_notf,
+    "rustboard": _read_rustboard,
+}
+
+
+def worker(tool: str, logdir: str, spec: dict) -> None:
+    """Read all scalars with ``tool``, print one JSON line: seconds, rows, frame bytes, peak RSS."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    import pandas  # noqa: F401 - every tool builds a DataFrame; its import is not timed
+
+    start = time.perf_counter()
+    frame = READERS[tool](logdir, spec)
+    seconds = time.perf_counter() - start
+    rss = _peak_rss_mb() + frame.attrs.get("server_rss_mb", 0.0)
+    out = {
+        "seconds": seconds,
+        "rows": len(frame),
+        "df_bytes": int(frame.memory_usage(deep=True).sum()),
+        "rss_mb": rss,
+    }
+    print("RESULT " + json.dumps(out), flush=True)
+
+
+# -- the driver ----------------------------------------------------------------------------------
+
+
+def run_tool(tool: str, logdir: Path, spec: dict, timeout: float) -> dict:
+    """Run one tool's worker in a subprocess, bounded by ``timeout`` seconds."""
+    cmd = [sys.executable, os.path.abspath(__file__), "--worker", tool, str(logdir), json.dumps(spec)]
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, 9)  # the worker's own process group: it and any server it started
+        proc.communicate()
+        return {"error": f"timeout after {timeout:.0f} s"}
+    for line in out.splitlines():
+        if line.startswith("RESULT "):
+            return json.loads(line[len("RESULT ") :])
+    tail = (err or out).strip().splitlines()[-3:]
+    return {"error": f"exit {proc.returncode}: {' | '.join(tail)}"}
+
+
+def report(size: str, results: dict[str, dict], *, large: bool) -> None:
+    """Print the table: tool, seconds, ratio vs tbkit, peak RSS, rows (and frame size on L)."""
+    base = results.get("tbkit", {}).get("seconds")
+    head = f"{'tool':<18}{'seconds':>10}{'x tbkit':>10}{'peak RSS MB':>13}{'rows':>12}"
+    if large:
+        head += f"{'df MB':>9}{'RSS/df':>8}"
+    print(f"\n== {size}: {SIZES[size]} ==\n{head}")
+    for tool, res in results.items():
+        if "error" in res:
+            print(f"{tool:<18}{res['error']}")
+            continue
+        ratio = f"{res['seconds'] / base:.2f}" if base else "-"
+        line = f"{tool:<18}{res['seconds']:>10.2f}{ratio:>10}{res['rss_mb']:>13.0f}{res['rows']:>12,}"
+        if large:
+            df_mb = res["df_bytes"] / 2**20
+            line += f"{df_mb:>9.0f}{res['rss_mb'] / df_mb:>8.2f}"
+        print(line)
+    print("x tbkit: seconds relative to tbkit (higher = tbkit faster). rustboard's RSS is client + server.")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse arguments, make the logdirs, run each tool, print the tables."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cache", default=os.path.join(tempfile.gettempdir(), "tbkit-bench"))
+    parser.add_argument("--large", action="store_true", help="also run L (10M scalars)")
+    parser.add_argument("--only-large", action="store_true", help="run L only")
+    parser.add_argument("--tools", default=",".join(TOOLS), help=f"from {TOOLS + EXTRA_TOOLS}")
+    parser.add_argument("--timeout", type=float, default=1800.0, help="seconds per tool run")
+    parser.add_argument("--worker", nargs=3, metavar=("TOOL", "LOGDIR", "SPEC"), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker:
+        worker(args.worker[0], args.worker[1], json.loads(args.worker[2]))
+        return 0
+    tools = [t.strip() for t in args.tools.split(",") if t.strip()]
+    unknown = sorted(set(tools) - set(READERS))
+    if unknown:
+        parser.error(f"unknown tools {unknown}; choose from {TOOLS + EXTRA_TOOLS}")
+    sizes = ["L"] if args.only_large else (["S", "L"] if args.large else ["S"])
+    for size in sizes:
+        logdir = ensure_logdir(Path(args.cache), size)
+        results = {}
+        for tool in tools:
+            results[tool] = run_tool(tool, logdir, SIZES[size], args.timeout)
+            print(f"  {tool}: {results[tool]}", flush=True)
+        report(size, results, large=size == "L")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
