@@ -51,7 +51,7 @@ def _onnx() -> Any:
     try:
         import onnx
     except ImportError as exc:
-        raise MissingDependencyError("onnx", feature="add_onnx_graph") from exc
+        raise MissingDependencyError("onnx", extra="onnx", feature="add_onnx_graph") from exc
     return onnx
 
 
@@ -59,7 +59,7 @@ def load_onnx_model(model: Any) -> Any:
     """An ``onnx.ModelProto`` from a file path, serialized bytes, or a ``ModelProto`` itself.
 
     Raises:
-        MissingDependencyError: ``onnx`` is not installed (``pip install onnx``).
+        MissingDependencyError: ``onnx`` is not installed (``pip install "tbkit[onnx]"``).
         StorageError: the file cannot be read.
         InvalidArgumentError: ``model`` is none of these or does not parse.
     """
