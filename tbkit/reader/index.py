@@ -70,6 +70,8 @@ class LogdirIndex:
         self._files: dict[str, list[str]] = {}
         self._runs: dict[str, RunData] = {}
         self._loaded = False
+        self._signature: tuple[object, ...] = ()
+        self._generation = 0
 
     def discover(self) -> dict[str, list[str]]:
         """Find runs and their event files (reads no data); returns ``{run: [paths]}``."""
@@ -101,8 +103,20 @@ class LogdirIndex:
 
     @property
     def generation(self) -> int:
-        """A number that changes whenever data were added or dropped."""
-        return sum(r.generation for r in self._runs.values()) + len(self._runs)
+        """A counter that goes up whenever data were added or dropped, or problems found or cleared."""
+        signature = tuple(
+            (
+                name,
+                run.generation,
+                len(run.problems),
+                tuple(sorted((p, s.tail.offset, s.tail.reason) for p, s in run.files.items() if s.tail)),
+            )
+            for name, run in sorted(self._runs.items())
+        )
+        if signature != self._signature:
+            self._signature = signature
+            self._generation += 1
+        return self._generation
 
     def files(self) -> dict[str, list[str]]:
         """The event files per run, as last discovered."""

@@ -359,14 +359,9 @@ def test_fixture_text_matches_tensorboard(peers: dict[str, tuple], name: str) ->
             assert shape is None or shape == strings.shape
 
 
-# -- known reader bugs (strict xfail: they start passing when fixed) --------------------------------
+# -- reader bugs fixed (each test failed before its fix) ------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Logdir caches frames by data generation; a new problem does not change it, so "
-    "problems() stays stale after reload() (tbkit/reader/logdir.py _cached, index.generation)",
-)
 def test_reload_reports_a_bad_record_appended_later(tmp_path: Path) -> None:
     path = tmp_path / corpus.FILE
     good = corpus.frame(corpus.header_event().SerializeToString())
