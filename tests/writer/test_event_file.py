@@ -460,3 +460,14 @@ def test_memory_filesystem(tmp_path) -> None:
         assert not any(tmp_path.iterdir())  # nothing went to the local disk
     finally:
         fsspec.filesystem("memory").rm(root[len("memory://") :], recursive=True)
+
+
+def test_names_made_in_one_second_sort_in_creation_order(monkeypatch) -> None:
+    """A run's files are read in name order: the 10th file of a second must sort after the 9th."""
+    import itertools
+
+    from tbkit.writer import naming
+
+    monkeypatch.setattr(naming, "_counter", itertools.count(8))
+    names = [naming.event_file_name(now=1_700_000_000) for _ in range(4)]  # counters 8, 9, 10, 11
+    assert sorted(names) == names
