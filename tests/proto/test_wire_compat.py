@@ -39,27 +39,6 @@ _THEIR_MODULES = [
     "tensorboard.plugins.hparams.plugin_data_pb2",
 ]
 
-# TensorBoard's DataType values that tbkit does not name: sub-byte and FNUZ float types that
-# no summary writer produces. A tensor of such a type still parses (proto3 enums are open).
-_DATATYPES_NOT_NAMED = {
-    "DT_FLOAT8_E4M3FNUZ",
-    "DT_FLOAT8_E4M3B11FNUZ",
-    "DT_FLOAT8_E5M2FNUZ",
-    "DT_INT2",
-    "DT_UINT2",
-    "DT_FLOAT4_E2M1FN",
-    "DT_FLOAT8_E5M2_REF",
-    "DT_FLOAT8_E4M3FN_REF",
-    "DT_FLOAT8_E4M3FNUZ_REF",
-    "DT_FLOAT8_E4M3B11FNUZ_REF",
-    "DT_FLOAT8_E5M2FNUZ_REF",
-    "DT_INT4_REF",
-    "DT_UINT4_REF",
-    "DT_INT2_REF",
-    "DT_UINT2_REF",
-    "DT_FLOAT4_E2M1FN_REF",
-}
-
 
 def _walk(messages: list[Descriptor], enums: list[EnumDescriptor]) -> Iterator[Descriptor | EnumDescriptor]:
     yield from enums
@@ -165,7 +144,7 @@ def test_enum_values_match_tensorboard(name: str) -> None:
     theirs_values = {v.name: v.number for v in theirs.values}
     assert ours_values == {k: theirs_values.get(k) for k in ours_values}, name
     unnamed = set(theirs_values) - set(ours_values)
-    assert unnamed == (_DATATYPES_NOT_NAMED if name == "DataType" else set()), name
+    assert unnamed == set(), name
 
 
 def _rich_event() -> event_pb2.Event:
