@@ -65,20 +65,73 @@ def _case_image(w: Any, n: int) -> int:
     return n
 
 
+def _case_hparams(w: Any, n: int) -> int:
+    for i in range(n):
+        w.add_hparams(
+            {"lr": 0.1 * i, "optimizer": "adam", "layers": 3, "bn": True}, {"accuracy": 0.5}, run_name=f"s{i}"
+        )
+    return n
+
+
+def _case_pr_curve(w: Any, n: int) -> int:
+    rng = np.random.default_rng(0)
+    labels = rng.integers(0, 2, 10_000)
+    predictions = rng.random(10_000)
+    for step in range(n):
+        w.add_pr_curve("pr", labels, predictions, step)
+    return n
+
+
+def _case_embedding(w: Any, n: int) -> int:
+    rng = np.random.default_rng(0)
+    mat = rng.standard_normal((10_000, 128)).astype(np.float32)
+    labels = [f"item {i % 10}" for i in range(10_000)]
+    for step in range(n):
+        w.add_embedding(mat, metadata=labels, global_step=step, tag="emb")
+    return n
+
+
+def _mlp(layers: int) -> Any:
+    import torch
+
+    blocks = []
+    for _ in range(layers):
+        blocks += [torch.nn.Linear(32, 32), torch.nn.ReLU()]
+    return torch.nn.Sequential(*blocks)
+
+
+def _case_graph(w: Any, n: int) -> int:
+    import torch
+
+    model = _mlp(100)
+    x = torch.zeros(4, 32)
+    for _ in range(n):
+        w.add_graph(model, x)
+    return n
+
+
 CASES = {
     "scalar": (_case_scalar, 200_000, "add_scalar, 10 tags x 20,000 steps"),
     "histogram": (_case_histogram, 1_000, "add_histogram of 100,000 float32, default bins"),
     "image": (_case_image, 1_000, "add_image 64x64x3 uint8"),
+    "hparams": (_case_hparams, 200, "add_hparams with run_name (torch's layout), 4 hparams, 1 metric"),
+    "pr_curve": (_case_pr_curve, 200, "add_pr_curve of 10,000 predictions, 127 thresholds"),
+    "embedding": (_case_embedding, 3, "add_embedding of 10,000 x 128 float32 with labels"),
+    "graph": (_case_graph, 3, "add_graph of a 100-layer MLP (Linear+ReLU)"),
 }
 
 
-def run_case(name: str, scale: float, writers: dict[str, Callable[[str], Any]]) -> dict[str, tuple[float, float]]:
+def run_case(
+    name: str, scale: float, writers: dict[str, Callable[[str], Any]]
+) -> dict[str, tuple[float, float]]:
     func, count, title = CASES[name]
     n = max(1, int(count * scale))
     print(f"\n== {name}: {title} (n={n})")
     print(f"{'writer':<14}{'loop us/call':>14}{'close s':>10}{'total us/call':>15}{'tbkit faster by':>17}")
     results: dict[str, tuple[float, float]] = {}
     for wname, factory in writers.items():
+        if name == "graph" and wname == "tensorboardX":
+            continue  # tensorboardX's add_graph goes through torch's own tracer
         root = tempfile.mkdtemp(prefix=f"bench-{wname}-")
         try:
             w = factory(root)
