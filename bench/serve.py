@@ -1,0 +1,550 @@
+"""Serving benchmark: ``tbkit serve`` against ``tensorboard --logdir`` on a big logdir.
+
+The logdir is bench/read.py's L (20 runs x 25 tags x 20,000 steps, 10M scalars; written with
+tbkit's ``SummaryWriter`` and cached) or, with ``--small``, its S (4 runs x 10 tags x 25,000
+steps). Each server runs as a subprocess on 127.0.0.1 in its own process group; TensorBoard with
+its defaults (the fast loader, i.e. the installed Rust ``tensorboard_data_server`` as a child
+process). Each is started three times, one after the other:
+
+1. HTTP: seconds from process start until every run and scalar tag is listed
+   (``/data/runs`` and ``/data/plugin/scalars/tags``), then until one tag's data for every run is
+   served up to the last step (TensorBoard: ``POST /data/plugin/scalars/scalars_multirun``;
+   tbkit: ``GET /data/plugin/scalars/scalars?tag=&runs=``).
+2. Browser (headless Chromium at 1280x720): once every run is listed over HTTP, the page is
+   opened; seconds until the first scalar chart's lines are drawn, and the page's JS heap (CDP
+   ``Runtime.getHeapUsage``, main thread). TensorBoard draws with WebGL in a worker, so both
+   are judged by the same pixel rule: element screenshots of the first scalar chart's canvas
+   are polled until at least ``MIN_PIXELS`` pixels carry one of the runs' colours (tbkit also
+   waits for the chart's ``data-ready="1"``).
+3. Late runs: a page is opened as soon as the server answers HTTP (before every run is listed,
+   when the server is that quick to answer); does the run list fill up by itself, without a
+   reload, within ``--late-wait`` seconds?
+
+Peak RSS is the sum over the server's process tree (TensorBoard: its own process plus its data
+server) of each process's ``VmHWM``, polled from /proc, the largest over the three starts.
+
+Usage: ``python bench/serve.py [--small] [--tools tbkit,tensorboard] [--no-browser] [--cache DIR]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import io
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+TOOLS = ["tbkit", "tensorboard"]
+VIEWPORT = {"width": 1280, "height": 720}
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+MIN_PIXELS = 150  # pixels of a run colour in the first chart's canvas that count as "lines drawn"
+COLOR_TOLERANCE = 12  # per channel
+# TensorBoard's figures from the issue (this machine class), for reference.
+TB_REFERENCE = {"list_s": 2.5, "chart_s": 2.4, "rss_mb": 195.0, "heap_mb": 63.0}
+
+
+def _bench_read() -> Any:
+    """bench/read.py as a module (its logdir generator and sizes)."""
+    path = Path(__file__).with_name("read.py")
+    spec = importlib.util.spec_from_file_location("tbkit_bench_read", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# -- processes -----------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    """A port the OS just handed out on 127.0.0.1 (closed again; the server binds it next)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _vm_hwm_kb(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def _children(pid: int) -> list[int]:
+    kids: list[int] = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as f:
+                kids.extend(int(k) for k in f.read().split())
+    except OSError:
+        pass
+    return kids
+
+
+class TreeRss:
+    """Polls a process tree's per-process peak RSS (VmHWM) until stopped."""
+
+    def __init__(self, root: int, interval: float = 0.1) -> None:
+        self.root = root
+        self.interval = interval
+        self.peaks: dict[int, int] = {}
+        self.names: dict[int, str] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _poll(self) -> None:
+        todo = [self.root]
+        while todo:
+            pid = todo.pop()
+            hwm = _vm_hwm_kb(pid)
+            if hwm is not None:
+                self.peaks[pid] = max(self.peaks.get(pid, 0), hwm)
+                if pid not in self.names:
+                    try:
+                        with open(f"/proc/{pid}/comm") as f:
+                            self.names[pid] = f.read().strip()
+                    except OSError:
+                        self.names[pid] = str(pid)
+            todo.extend(_children(pid))
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self._poll()
+            self._stop.wait(self.interval)
+
+    def stop(self) -> float:
+        """Stop polling (after one last poll); the sum of the per-process peaks, in MB."""
+        self._poll()
+        self._stop.set()
+        self._thread.join()
+        return sum(self.peaks.values()) / 1024
+
+    def breakdown(self) -> str:
+        """Each process's peak, e.g. ``tensorboard 700 + server 90``, MB."""
+        return " + ".join(f"{self.names.get(p, p)} {kb / 1024:.0f}" for p, kb in sorted(self.peaks.items()))
+
+
+class Server:
+    """One server subprocess in its own process group, with its tree's RSS polled."""
+
+    def __init__(self, tool: str, logdir: Path, workdir: Path) -> None:
+        self.tool = tool
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}/"
+        if tool == "tbkit":
+            cmd = [sys.executable, "-m", "tbkit.cli", "serve"]
+        else:
+            cmd = [shutil.which("tensorboard") or "tensorboard"]
+        cmd += ["--logdir", str(logdir), "--host", "127.0.0.1", "--port", str(self.port)]
+        self.log = open(workdir / f"{tool}-{self.port}.log", "wb")  # noqa: SIM115 (closed in stop)
+        self.t0 = time.monotonic()
+        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
+        self.rss = TreeRss(self.proc.pid)
+
+    def elapsed(self) -> float:
+        """Seconds since the process was started."""
+        return time.monotonic() - self.t0
+
+    def alive(self) -> None:
+        """Raise if the server has exited."""
+        if self.proc.poll() is not None:
+            raise RuntimeError(f"{self.tool} exited with code {self.proc.returncode}; see {self.log.name}")
+
+    def stop(self) -> float:
+        """Stop the whole process group; the tree's peak RSS in MB."""
+        rss = self.rss.stop()
+        self.rss_breakdown = self.rss.breakdown()
+        for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 10)):
+            try:
+                os.killpg(self.proc.pid, sig)
+            except ProcessLookupError:
+                break
+            try:
+                self.proc.wait(wait)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        self.log.close()
+        return rss
+
+
+# -- HTTP ----------------------------------------------------------------------------------------
+
+
+def get_json(url: str, data: bytes | None = None, timeout: float = 30) -> Any:
+    """GET (or POST ``data``) and decode JSON; None when the server is not answering yet."""
+    try:
+        with urllib.request.urlopen(url, data=data, timeout=timeout) as resp:
+            return json.load(resp)
+    except (urllib.error.URLError, ConnectionError, OSError, json.JSONDecodeError):
+        return None
+
+
+def listing(server: Server) -> tuple[list[str], int]:
+    """The runs listed and the number of (run, scalar tag) pairs listed."""
+    runs = get_json(server.url + "data/runs") or []
+    names = [r["name"] if isinstance(r, dict) else r for r in runs]
+    tags = get_json(server.url + "data/plugin/scalars/tags") or {}
+    return names, sum(len(t) for t in tags.values())
+
+
+def tag_data(server: Server, tag: str, runs: list[str]) -> dict[str, int]:
+    """For each run, the last step served for ``tag``."""
+    if server.tool == "tensorboard":
+        body = urllib.parse.urlencode([("tag", tag)] + [("runs", r) for r in runs]).encode()
+        data = get_json(server.url + "data/plugin/scalars/scalars_multirun", data=body) or {}
+        return {run: int(points[-1][1]) for run, points in data.items() if points}
+    query = urllib.parse.urlencode({"tag": tag, "runs": ",".join(runs)})
+    data = get_json(server.url + "data/plugin/scalars/scalars?" + query) or {}
+    return {run: int(d["step"][-1]) for run, d in data.items() if isinstance(d, dict) and d.get("step")}
+
+
+def wait_for(
+    what: str, server: Server, check: Callable[[], bool], timeout: float, pause: float = 0.05
+) -> float:
+    """Poll ``check`` until true; seconds since the server's start. Raises on timeout or exit."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        server.alive()
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{server.tool}: {what} not reached within {timeout:.0f} s")
+        time.sleep(pause)
+    return server.elapsed()
+
+
+# -- the page ------------------------------------------------------------------------------------
+
+PAGE = {
+    "tensorboard": {
+        "chart": "scalar-card line-chart canvas",
+        "run_items": "runs-table .run-color-swatch",
+        "colors_js": (
+            "() => Array.from(document.querySelectorAll('runs-table .run-color-swatch'))"
+            ".map(e => getComputedStyle(e).backgroundColor)"
+        ),
+    },
+    "tbkit": {
+        "chart": "canvas[data-ready='1']",
+        "run_items": ".run-list .run-item",
+        "colors_js": None,  # from /data/runs
+    },
+}
+
+
+def _parse_color(text: str) -> tuple[int, int, int] | None:
+    text = text.strip()
+    m = re.fullmatch(r"#([0-9a-fA-F]{6})", text)
+    if m:
+        v = int(m.group(1), 16)
+        return (v >> 16) & 255, (v >> 8) & 255, v & 255
+    m = re.match(r"rgba?\((\d+),\s*(\d+),\s*(\d+)", text)
+    return (int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else None
+
+
+def color_pixels(png: bytes, colors: list[tuple[int, int, int]], tolerance: int = COLOR_TOLERANCE) -> int:
+    """How many pixels of the PNG are within ``tolerance`` (per channel) of one of ``colors``."""
+    import numpy as np
+    from PIL import Image
+
+    rgb = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"), dtype=np.int16)
+    hit = np.zeros(rgb.shape[:2], dtype=bool)
+    for color in set(colors):
+        hit |= (np.abs(rgb - np.array(color, dtype=np.int16)) <= tolerance).all(axis=-1)
+    return int(hit.sum())
+
+
+def run_colors(server: Server, page: Any) -> list[tuple[int, int, int]]:
+    """The runs' colours as the page shows them."""
+    js = PAGE[server.tool]["colors_js"]
+    if js:
+        texts = page.evaluate(js)
+    else:
+        texts = [r.get("color", "") for r in get_json(server.url + "data/runs") or []]
+    return [c for c in (_parse_color(t) for t in texts) if c is not None]
+
+
+def first_chart_drawn(server: Server, page: Any) -> int:
+    """Pixels of a run colour in the first scalar chart's canvas (0 when there is none yet)."""
+    chart = page.locator(PAGE[server.tool]["chart"]).first
+    if chart.count() == 0:
+        return 0
+    colors = run_colors(server, page)
+    if not colors:
+        return 0
+    try:
+        png = chart.screenshot(timeout=5000, animations="disabled")
+    except Exception:  # detached or zero-sized while the page lays out
+        return 0
+    return color_pixels(png, colors)
+
+
+def heap_mb(context: Any, page: Any) -> float:
+    """The page's used JS heap (main thread), MB."""
+    cdp = context.new_cdp_session(page)
+    try:
+        return float(cdp.send("Runtime.getHeapUsage")["usedSize"]) / 2**20
+    finally:
+        cdp.detach()
+
+
+def page_run_count(server: Server, page: Any) -> int:
+    """How many runs the page's run selector shows."""
+    return int(page.locator(PAGE[server.tool]["run_items"]).count())
+
+
+# -- the three starts ----------------------------------------------------------------------------
+
+
+def measure_http(tool: str, logdir: Path, spec: dict, workdir: Path, timeout: float) -> dict[str, Any]:
+    """Start 1: listing and one tag's data over HTTP."""
+    server = Server(tool, logdir, workdir)
+    want_pairs = spec["runs"] * spec["tags"]
+    state: dict[str, Any] = {}
+    try:
+
+        def listed() -> bool:
+            state["runs"], pairs = listing(server)
+            return len(state["runs"]) == spec["runs"] and pairs == want_pairs
+
+        list_s = wait_for("every run and tag listed", server, listed, timeout)
+        tag = "group_0/metric_0"
+        last = spec["steps"] - 1
+
+        def served() -> bool:
+            got = tag_data(server, tag, state["runs"])
+            return len(got) == spec["runs"] and all(s == last for s in got.values())
+
+        data_s = wait_for(f"{tag} served for every run", server, served, timeout)
+    finally:
+        rss = server.stop()
+    return {"list_s": list_s, "data_s": data_s, "rss_mb": rss, "rss_tree": server.rss_breakdown}
+
+
+def measure_page(
+    tool: str, logdir: Path, spec: dict, workdir: Path, timeout: float, browser: Any
+) -> dict[str, Any]:
+    """Start 2: open the page once every run is listed; first chart drawn, JS heap."""
+    server = Server(tool, logdir, workdir)
+    context = None
+    try:
+        wait_for("every run listed", server, lambda: len(listing(server)[0]) == spec["runs"], timeout)
+        context = browser.new_context(viewport=VIEWPORT)
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        start = time.monotonic()
+        page.goto(server.url, wait_until="commit")
+        deadline = start + timeout
+        pixels = 0
+        while pixels < MIN_PIXELS:
+            server.alive()
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{tool}: first chart not drawn within {timeout:.0f} s")
+            pixels = first_chart_drawn(server, page)
+            if pixels < MIN_PIXELS:
+                time.sleep(0.05)
+        chart_s = time.monotonic() - start
+        page.wait_for_timeout(1000)  # let the page settle before weighing its heap
+        heap = heap_mb(context, page)
+        page.screenshot(path=str(workdir / f"{tool}-page.png"))
+    finally:
+        if context is not None:
+            context.close()
+        rss = server.stop()
+    return {
+        "chart_s": chart_s,
+        "heap_mb": heap,
+        "rss_mb": rss,
+        "rss_tree": server.rss_breakdown,
+        "console_errors": errors[:5],
+    }
+
+
+def measure_late_runs(
+    tool: str, logdir: Path, spec: dict, workdir: Path, timeout: float, wait: float, browser: Any
+) -> dict[str, Any]:
+    """Start 3: open a page as soon as the server answers; do the missing runs appear by themselves?"""
+    server = Server(tool, logdir, workdir)
+    context = None
+    try:
+        answers = lambda: get_json(server.url + "data/runs") is not None  # noqa: E731
+        wait_for("an HTTP answer", server, answers, timeout, 0.02)
+        listed_at_open = len(listing(server)[0])
+        context = browser.new_context(viewport=VIEWPORT)
+        page = context.new_page()
+        page.goto(server.url, wait_until="commit")
+        opened = time.monotonic()
+        shown = 0
+        while time.monotonic() < opened + wait:
+            server.alive()
+            shown = page_run_count(server, page)
+            if shown == spec["runs"]:
+                break
+            time.sleep(0.25)
+        appeared = shown == spec["runs"]
+        seconds = time.monotonic() - opened if appeared else None
+    finally:
+        if context is not None:
+            context.close()
+        rss = server.stop()
+    return {
+        "late_listed_at_open": listed_at_open,
+        "late_shown": shown,
+        "late_appeared": appeared and listed_at_open < spec["runs"],
+        "late_seconds": seconds,
+        "rss_mb": rss,
+        "rss_tree": server.rss_breakdown,
+    }
+
+
+# -- report --------------------------------------------------------------------------------------
+
+
+def _fmt(value: Any, unit: str) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, str):
+        return value
+    return f"{value:.2f} {unit}" if unit == "s" else f"{value:.0f} {unit}"
+
+
+def report(size: str, spec: dict, results: dict[str, dict[str, Any]]) -> None:
+    """Print the table: each figure for tbkit and TensorBoard, and tbkit / TensorBoard."""
+    total = spec["runs"] * spec["tags"] * spec["steps"]
+    shape = f"{spec['runs']} runs x {spec['tags']} tags x {spec['steps']:,} steps"
+    print(f"\nlogdir {size}: {shape} ({total:,} scalars)")
+    rows = [
+        ("all runs + tags listed (HTTP)", "list_s", "s"),
+        ("one tag, all runs served (HTTP)", "data_s", "s"),
+        ("first scalar chart drawn", "chart_s", "s"),
+        ("peak RSS, process tree", "rss_mb", "MB"),
+        ("page JS heap", "heap_mb", "MB"),
+    ]
+    tb, tk = results.get("tensorboard", {}), results.get("tbkit", {})
+    print(f"{'figure':<34}{'tbkit':>12}{'TensorBoard':>14}{'tbkit/TB':>10}{'TB (issue)':>12}")
+    for label, key, unit in rows:
+        a, b = tk.get(key), tb.get(key)
+        ratio = f"{a / b:.2f}" if isinstance(a, float) and isinstance(b, float) and b > 0 else "-"
+        ref = TB_REFERENCE.get(key)
+        print(f"{label:<34}{_fmt(a, unit):>12}{_fmt(b, unit):>14}{ratio:>10}{_fmt(ref, unit):>12}")
+    for tool, res in (("tbkit", tk), ("TensorBoard", tb)):
+        if res.get("rss_tree"):
+            print(f"peak RSS, {tool}: {res['rss_tree']} MB")
+        if "late_listed_at_open" in res:
+            verdict = "yes" if res["late_appeared"] else "no"
+            if res["late_listed_at_open"] == spec["runs"]:
+                verdict = "n/a (all listed at open)"
+            when = f" after {res['late_seconds']:.1f} s" if res.get("late_seconds") is not None else ""
+            print(
+                f"late runs, {tool}: page opened with {res['late_listed_at_open']}/{spec['runs']} runs"
+                " listed;"
+                f" page showed {res['late_shown']}; missing runs appeared by themselves: {verdict}{when}"
+            )
+        for err in res.get("errors", []):
+            print(f"  {tool} error: {err}")
+    print("tbkit/TB below 1 = tbkit faster or smaller. Heap: main-thread JS heap (TensorBoard's WebGL")
+    print("worker not included). RSS: sum of each process's VmHWM in the server's process tree.")
+
+
+# -- main ----------------------------------------------------------------------------------------
+
+
+def run_tool(
+    tool: str, logdir: Path, spec: dict, workdir: Path, args: argparse.Namespace, browser: Any
+) -> dict[str, Any]:
+    """The three starts for one tool; a failed start is recorded, not fatal."""
+    res: dict[str, Any] = {"errors": []}
+    rss: list[tuple[float, str]] = []
+    steps: list[tuple[str, Callable[[], dict[str, Any]]]] = [
+        ("http", lambda: measure_http(tool, logdir, spec, workdir, args.timeout))
+    ]
+    if browser is not None:
+        steps.append(("page", lambda: measure_page(tool, logdir, spec, workdir, args.timeout, browser)))
+        late = lambda: measure_late_runs(tool, logdir, spec, workdir, args.timeout, args.late_wait, browser)  # noqa: E731
+        steps.append(("late", late))
+    for name, step in steps:
+        try:
+            out = step()
+        except Exception as exc:
+            res["errors"].append(f"{name}: {type(exc).__name__}: {exc}")
+            continue
+        rss.append((out.pop("rss_mb"), out.pop("rss_tree")))
+        res.update(out)
+        print(f"  {tool} {name}: {json.dumps(out)}", flush=True)
+    if rss:
+        res["rss_mb"], res["rss_tree"] = max(rss)
+    return res
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse arguments, make the logdir, measure each server, print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--small", action="store_true", help="bench/read.py's S logdir instead of L")
+    parser.add_argument("--cache", default=os.path.join(tempfile.gettempdir(), "tbkit-bench"))
+    parser.add_argument("--tools", default=",".join(TOOLS), help=f"from {TOOLS}")
+    parser.add_argument("--no-browser", action="store_true", help="HTTP figures only")
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds for any one wait")
+    parser.add_argument("--late-wait", type=float, default=75.0, help="seconds for late runs to appear")
+    args = parser.parse_args(argv)
+    tools = [t.strip() for t in args.tools.split(",") if t.strip()]
+    if set(tools) - set(TOOLS):
+        parser.error(f"unknown tools; choose from {TOOLS}")
+    bench_read = _bench_read()
+    size = "S" if args.small else "L"
+    spec = bench_read.SIZES[size]
+    logdir = bench_read.ensure_logdir(Path(args.cache), size)
+    workdir = Path(tempfile.mkdtemp(prefix="tbkit-bench-serve-"))
+    print(f"logdir {logdir}; logs and page screenshots in {workdir}", flush=True)
+    results: dict[str, dict[str, Any]] = {}
+    if args.no_browser:
+        for tool in tools:
+            results[tool] = run_tool(tool, logdir, spec, workdir, args, None)
+    else:
+        from playwright.sync_api import sync_playwright
+
+        executable = shutil.which("chromium")
+        if executable is None:
+            parser.error("no `chromium` on PATH (apt-get install -y chromium), or pass --no-browser")
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+            try:
+                for tool in tools:
+                    results[tool] = run_tool(tool, logdir, spec, workdir, args, browser)
+            finally:
+                browser.close()
+    report(size, spec, results)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
