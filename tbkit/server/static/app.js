@@ -1,0 +1,191 @@
+// The shell: dashboard tabs, hash router, run selector, theme, live reload polling.
+// A dashboard module exports mount(root, ctx) -> {refresh(), destroy()}.
+import * as api from "./api.js";
+import { RunStore, mountRunSelector } from "./runs.js";
+import { Settings } from "./settings.js";
+import { el, clear, store } from "./util.js";
+
+const POLL_MS = 5000;
+const CORE = { timeseries: "./timeseries.js" };
+
+const runs = new RunStore();
+const settings = new Settings();
+let env = {};
+let listing = {};
+let current = null; // {name, view}
+let generation = null;
+let mounting = 0;
+let loading = false; // the server's first load is still running
+
+function showError(err) {
+  const banner = document.getElementById("error-banner");
+  banner.textContent = String(err && err.message ? err.message : err);
+  banner.hidden = false;
+  clearTimeout(showError.timer);
+  showError.timer = setTimeout(() => (banner.hidden = true), 8000);
+}
+
+const ctx = {
+  runs,
+  settings,
+  api,
+  showError,
+  env: () => env,
+  loadPlotly: () => api.loadPlotly(env.plotly_url || (api.STATIC ? api.STATIC + "/vendor/plotly.min.js" : "static/vendor/plotly.min.js")),
+};
+window.tbkit = { ctx }; // handy from the devtools console
+
+// ---------------------------------------------------------------- theme
+const darkQuery = window.matchMedia("(prefers-color-scheme: dark)");
+function applyTheme() {
+  const choice = store.get("theme", "auto");
+  const dark = choice === "dark" || (choice === "auto" && darkQuery.matches);
+  document.documentElement.dataset.theme = dark ? "dark" : "light";
+  const btn = document.getElementById("theme-toggle");
+  btn.title = `Theme: ${choice} (click to switch to ${dark ? "light" : "dark"})`;
+  btn.setAttribute("aria-pressed", dark ? "true" : "false");
+  window.dispatchEvent(new Event("tbkit-theme"));
+}
+darkQuery.addEventListener("change", applyTheme);
+
+// ---------------------------------------------------------------- tabs and routing
+function dashboards() {
+  const names = Object.keys(listing).filter((n) => listing[n].enabled && (listing[n].script || CORE[n]));
+  if (!names.includes("timeseries")) names.unshift("timeseries");
+  return names;
+}
+
+function tabName(name) {
+  return (listing[name] && listing[name].tab_name) || (name === "timeseries" ? "Time Series" : name);
+}
+
+function renderTabs() {
+  const nav = document.getElementById("tabs");
+  const active = route();
+  clear(nav).append(
+    ...dashboards().map((n) =>
+      el("a", {
+        href: "#" + encodeURIComponent(n),
+        class: "tab" + (n === active ? " active" : ""),
+        text: tabName(n),
+        dataset: { dashboard: n },
+        "aria-current": n === active ? "page" : null,
+      }),
+    ),
+  );
+  // Plugins with data but no dashboard of their own are listed, inactive.
+  const inactive = Object.keys(listing).filter((n) => listing[n].enabled && !listing[n].script && !CORE[n]);
+  if (inactive.length) {
+    const more = el("select", { class: "tab-more", "aria-label": "Other plugins with data" }, el("option", { text: "More…", value: "" }));
+    for (const n of inactive) more.append(el("option", { value: n, text: tabName(n) + " (no dashboard)", disabled: true }));
+    nav.append(more);
+  }
+}
+
+function route() {
+  const name = decodeURIComponent(window.location.hash.replace(/^#/, "").split("/")[0] || "");
+  const names = dashboards();
+  if (names.includes(name)) return name;
+  const last = store.get("dashboard", "timeseries");
+  return names.includes(last) ? last : "timeseries";
+}
+
+async function mountDashboard() {
+  const name = route();
+  if (current && current.name === name) return;
+  const token = ++mounting;
+  if (current && current.view) current.view.destroy();
+  current = null;
+  store.set("dashboard", name);
+  renderTabs();
+  const main = document.getElementById("main");
+  clear(main).append(el("div", { class: "empty", text: "Loading…" }));
+  document.body.dataset.dashboard = name;
+  try {
+    const src = CORE[name] || api.resolve(listing[name].script);
+    const mod = await import(src);
+    if (token !== mounting) return;
+    const root = el("div", { class: "dashboard", dataset: { dashboard: name } });
+    clear(main).append(root);
+    current = { name, view: mod.mount(root, ctx) || { refresh() {}, destroy() {} } };
+  } catch (err) {
+    if (token !== mounting) return;
+    clear(main).append(el("div", { class: "empty error", text: `Could not open ${tabName(name)}: ${err.message}` }));
+    current = { name, view: null };
+  }
+}
+
+// ---------------------------------------------------------------- live reload
+async function poll(force = false) {
+  const status = document.getElementById("status");
+  try {
+    const state = await api.getJSON("data/reload_state");
+    loading = !!state.loading;
+    status.textContent = loading ? "Loading data…" : "";
+    status.classList.toggle("busy", !!state.loading);
+    if (force || state.generation !== generation) {
+      generation = state.generation;
+      await runs.refresh();
+      const before = JSON.stringify(dashboards());
+      listing = await api.getJSON("data/plugins_listing");
+      if (JSON.stringify(dashboards()) !== before) renderTabs();
+      if (current && current.view) await current.view.refresh();
+    }
+    document.body.dataset.generation = String(generation);
+  } catch (err) {
+    status.textContent = "Server unreachable";
+  }
+}
+
+let pollTimer = null;
+/** Poll every few seconds when live reload is on; every second while the server's first load runs. */
+function schedulePoll() {
+  clearTimeout(pollTimer);
+  if (!store.get("reload", true) && !loading) return;
+  pollTimer = setTimeout(
+    async () => {
+      if (!document.hidden || loading) await poll();
+      schedulePoll();
+    },
+    loading ? 1000 : POLL_MS,
+  );
+}
+
+// ---------------------------------------------------------------- start
+async function start() {
+  applyTheme();
+  document.getElementById("theme-toggle").addEventListener("click", () => {
+    const dark = document.documentElement.dataset.theme === "dark";
+    store.set("theme", dark ? "light" : "dark");
+    applyTheme();
+  });
+  const toggle = document.getElementById("reload-toggle");
+  toggle.checked = store.get("reload", true);
+  toggle.addEventListener("change", () => {
+    store.set("reload", toggle.checked);
+    schedulePoll();
+  });
+  document.getElementById("reload-now").addEventListener("click", () => poll(true));
+  try {
+    [env, listing] = await Promise.all([api.getJSON("data/environment"), api.getJSON("data/plugins_listing")]);
+  } catch (err) {
+    showError(err);
+  }
+  if (env.window_title) document.title = env.window_title;
+  document.getElementById("brand-title").textContent = env.window_title || "tbkit";
+  document.getElementById("brand").title = env.data_location ? "Logdir: " + env.data_location : "";
+  mountRunSelector(document.getElementById("sidebar"), runs);
+  try {
+    const state = await api.getJSON("data/reload_state");
+    generation = state.generation;
+    loading = !!state.loading;
+    await runs.refresh();
+  } catch (err) {
+    showError(err);
+  }
+  window.addEventListener("hashchange", mountDashboard);
+  await mountDashboard();
+  schedulePoll();
+}
+
+start();

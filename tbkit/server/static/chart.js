@@ -1,0 +1,483 @@
+// A first-party Canvas2D line chart (see FRONTEND.md): polylines decimated to min/max per
+// pixel column, nice axes, hover crosshair + tooltip, drag-to-zoom on x, double-click reset,
+// log y, outlier-ignoring y range, smoothed line over a faint raw line, NaN/inf markers.
+// State for tests is exposed on the chart element as data-* attributes.
+import { niceTicks, logTicks, timeTicks } from "./ticks.js";
+import { el, cssVar, formatValue, formatStep, formatDuration, formatWall, formatCount } from "./util.js";
+import { showTooltip, hideTooltip } from "./tooltip.js";
+
+const PAD = { top: 8, right: 12, bottom: 22 };
+const FONT = "11px system-ui, -apple-system, 'Segoe UI', sans-serif";
+
+/** Series input: {name, color, step[], wall_time[], value[] (null = non-finite), smoothed[]|null, nonfinite{}, total, shown, start}. */
+function prepare(s, xAxis) {
+  const n = s.step.length;
+  const x = new Float64Array(n);
+  const y = new Float64Array(n);
+  const sm = s.smoothed ? new Float64Array(n) : null;
+  const start = s.start ?? (n ? s.wall_time[0] : 0);
+  for (let i = 0; i < n; i++) {
+    x[i] = xAxis === "step" ? s.step[i] : xAxis === "relative" ? s.wall_time[i] - start : s.wall_time[i];
+    const v = s.value[i];
+    y[i] = v === null ? NaN : v;
+    if (sm) sm[i] = s.smoothed[i] === null ? NaN : s.smoothed[i];
+  }
+  const nf = [];
+  for (const [k, kind] of Object.entries(s.nonfinite || {})) nf.push([Number(k), kind]);
+  return { name: s.name, color: s.color, step: s.step, wall: s.wall_time, x, y, sm, nf, start };
+}
+
+function lowerBound(a, v) {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (a[mid] < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+export class LineChart {
+  /** @param {HTMLElement} container  @param {{onZoom?: Function}} options */
+  constructor(container, options = {}) {
+    this.onZoom = options.onZoom || null;
+    this.canvas = el("canvas", { class: "chart-canvas" });
+    this.overlay = el("canvas", { class: "chart-overlay" });
+    this.note = el("div", { class: "chart-note" });
+    this.root = el("div", { class: "chart", dataset: { ready: "0", series: "0", points: "0" } }, this.canvas, this.overlay);
+    container.append(this.root, this.note);
+    this.series = [];
+    this.opts = { xAxis: "step", logY: false, ignoreOutliers: false, smoothing: false };
+    this.view = null; // {x0, x1} when zoomed
+    this.visible = false;
+    this.pending = false;
+    this.frame = 0;
+    this.drag = null;
+    this.geom = null;
+    this._bind();
+  }
+
+  _bind() {
+    this.resizeObs = new ResizeObserver(() => this.schedule());
+    this.resizeObs.observe(this.root);
+    this.io = new IntersectionObserver((es) => {
+      this.visible = es[es.length - 1].isIntersecting;
+      if (this.visible && this.pending) this.schedule();
+    });
+    this.io.observe(this.root);
+    const ov = this.overlay;
+    ov.addEventListener("mousemove", (e) => this._hover(e));
+    ov.addEventListener("mouseleave", () => {
+      if (!this.drag) this._clearOverlay();
+      hideTooltip();
+    });
+    ov.addEventListener("mousedown", (e) => {
+      if (e.button !== 0 || !this.geom) return;
+      const x = this._localX(e);
+      this.drag = { x0: x, x1: x };
+      const up = (ev) => {
+        window.removeEventListener("mouseup", up);
+        this._endDrag(ev);
+      };
+      window.addEventListener("mouseup", up);
+      e.preventDefault();
+    });
+    ov.addEventListener("dblclick", () => this.resetZoom());
+  }
+
+  destroy() {
+    this.resizeObs.disconnect();
+    this.io.disconnect();
+    cancelAnimationFrame(this.frame);
+    hideTooltip();
+    this.root.remove();
+    this.note.remove();
+  }
+
+  /** Replace the data. Keeps the zoom unless `resetView`. */
+  setSeries(series, opts = {}, resetView = false) {
+    Object.assign(this.opts, opts);
+    this.raw = series;
+    this.series = series.map((s) => prepare(s, this.opts.xAxis));
+    if (resetView) this.view = null;
+    const shown = series.reduce((a, s) => a + (s.shown ?? s.step.length), 0);
+    const total = series.reduce((a, s) => a + (s.total ?? s.step.length), 0);
+    this.note.textContent = shown < total ? `${formatCount(shown)} of ${formatCount(total)} points` : "";
+    this.root.dataset.shown = String(shown);
+    this.root.dataset.total = String(total);
+    this.schedule();
+  }
+
+  setOptions(opts) {
+    const xChanged = opts.xAxis && opts.xAxis !== this.opts.xAxis;
+    Object.assign(this.opts, opts);
+    if (xChanged) {
+      if (this.view && this.onZoom) this.onZoom(null);
+      this.view = null;
+      if (this.raw) this.series = this.raw.map((s) => prepare(s, this.opts.xAxis));
+    }
+    this.schedule();
+  }
+
+  resetZoom() {
+    const wasZoomed = this.view !== null;
+    this.view = null;
+    this.schedule();
+    if (wasZoomed && this.onZoom) this.onZoom(null);
+  }
+
+  /** Redraw on the next animation frame (only when on screen). */
+  schedule() {
+    this.pending = true;
+    if (!this.visible || this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      if (!this.visible) return;
+      this.pending = false;
+      this.draw();
+    });
+  }
+
+  _extent() {
+    let x0 = Infinity;
+    let x1 = -Infinity;
+    for (const s of this.series) {
+      if (!s.x.length) continue;
+      x0 = Math.min(x0, s.x[0]);
+      x1 = Math.max(x1, s.x[s.x.length - 1]);
+    }
+    if (this.view) return [this.view.x0, this.view.x1];
+    if (!Number.isFinite(x0)) return [0, 1];
+    if (x0 === x1) return [x0 - 1, x1 + 1];
+    return [x0, x1];
+  }
+
+  _yRange(x0, x1) {
+    const { logY, ignoreOutliers, smoothing } = this.opts;
+    let lo = Infinity;
+    let hi = -Infinity;
+    let count = 0;
+    const values = ignoreOutliers ? [] : null;
+    for (const s of this.series) {
+      const i0 = lowerBound(s.x, x0);
+      const i1 = lowerBound(s.x, x1 + 1e-9 * Math.abs(x1) + 1e-12);
+      const arrs = smoothing && s.sm ? [s.y, s.sm] : [s.y];
+      for (const a of arrs) {
+        for (let i = i0; i < i1; i++) {
+          let v = a[i];
+          if (!Number.isFinite(v)) continue;
+          if (logY) {
+            if (v <= 0) continue;
+            v = Math.log10(v);
+          }
+          if (values) values.push(v);
+          if (v < lo) lo = v;
+          if (v > hi) hi = v;
+          count++;
+        }
+      }
+    }
+    if (values && values.length > 20) {
+      const sorted = Float64Array.from(values).sort();
+      lo = sorted[Math.floor(0.05 * (sorted.length - 1))];
+      hi = sorted[Math.ceil(0.95 * (sorted.length - 1))];
+    }
+    if (!count) return logY ? [0, 1] : [0, 1];
+    if (lo === hi) {
+      const d = Math.abs(lo) * 0.1 || 1;
+      return [lo - d, hi + d];
+    }
+    const pad = (hi - lo) * 0.05;
+    return [lo - pad, hi + pad];
+  }
+
+  _formatX(v, span) {
+    const ax = this.opts.xAxis;
+    if (ax === "step") return formatStep(Math.round(v * 1000) / 1000);
+    if (ax === "relative") return formatDuration(v);
+    return formatWall(v, span);
+  }
+
+  draw() {
+    const dpr = window.devicePixelRatio || 1;
+    const w = this.root.clientWidth;
+    const h = this.root.clientHeight;
+    if (!w || !h) return;
+    for (const c of [this.canvas, this.overlay]) {
+      if (c.width !== Math.round(w * dpr) || c.height !== Math.round(h * dpr)) {
+        c.width = Math.round(w * dpr);
+        c.height = Math.round(h * dpr);
+      }
+    }
+    const ctx = this.canvas.getContext("2d");
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, w, h);
+    ctx.font = FONT;
+    const text = cssVar("--chart-text") || "#555";
+    const grid = cssVar("--chart-grid") || "#ddd";
+
+    const [x0, x1] = this._extent();
+    const [y0, y1] = this._yRange(x0, x1);
+    const { logY } = this.opts;
+    const yTicks = logY ? logTicks(y0, y1) : niceTicks(y0, y1, Math.max(2, Math.floor(h / 40)));
+    const yLabel = (t) => formatValue(logY ? 10 ** t : t);
+    let left = 0;
+    for (const t of yTicks) left = Math.max(left, ctx.measureText(yLabel(t)).width);
+    left = Math.ceil(left) + 10;
+    const pw = Math.max(10, w - left - PAD.right);
+    const ph = Math.max(10, h - PAD.top - PAD.bottom);
+    const sx = pw / (x1 - x0);
+    const sy = ph / (y1 - y0);
+    this.geom = { left, top: PAD.top, pw, ph, x0, x1, y0, y1, sx, sy };
+
+    // grid + labels
+    ctx.strokeStyle = grid;
+    ctx.fillStyle = text;
+    ctx.lineWidth = 1;
+    ctx.textAlign = "right";
+    ctx.textBaseline = "middle";
+    ctx.beginPath();
+    for (const t of yTicks) {
+      const py = Math.round(PAD.top + (y1 - t) * sy) + 0.5;
+      ctx.moveTo(left, py);
+      ctx.lineTo(left + pw, py);
+      ctx.fillText(yLabel(t), left - 5, py);
+    }
+    const nx = Math.max(2, Math.floor(pw / 90));
+    const xa = this.opts.xAxis;
+    const xTicks = xa === "step" ? niceTicks(x0, x1, nx, 1) : timeTicks(x0, x1, nx);
+    ctx.textAlign = "center";
+    ctx.textBaseline = "top";
+    for (const t of xTicks) {
+      const px = Math.round(left + (t - x0) * sx) + 0.5;
+      ctx.moveTo(px, PAD.top);
+      ctx.lineTo(px, PAD.top + ph);
+      ctx.fillText(this._formatX(t, x1 - x0), px, PAD.top + ph + 5);
+    }
+    ctx.stroke();
+
+    // series
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(left, PAD.top, pw, ph);
+    ctx.clip();
+    ctx.lineJoin = "round";
+    let points = 0;
+    let drawn = 0;
+    for (const s of this.series) {
+      const i0 = Math.max(0, lowerBound(s.x, x0) - 1);
+      const i1 = Math.min(s.x.length, lowerBound(s.x, x1) + 1);
+      if (i1 <= i0) continue;
+      drawn++;
+      ctx.strokeStyle = s.color;
+      ctx.fillStyle = s.color;
+      const smooth = this.opts.smoothing && s.sm;
+      ctx.globalAlpha = smooth ? 0.25 : 1;
+      ctx.lineWidth = smooth ? 1 : 1.5;
+      points += this._polyline(ctx, s.x, s.y, i0, i1);
+      if (smooth) {
+        ctx.globalAlpha = 1;
+        ctx.lineWidth = 1.5;
+        this._polyline(ctx, s.x, s.sm, i0, i1);
+      }
+      ctx.globalAlpha = 1;
+      this._markers(ctx, s, i0, i1);
+    }
+    ctx.restore();
+
+    const d = this.root.dataset;
+    d.series = String(drawn);
+    d.points = String(points);
+    d.xRange = `${x0},${x1}`;
+    d.yRange = logY ? `${10 ** y0},${10 ** y1}` : `${y0},${y1}`;
+    d.xAxis = xa;
+    d.logY = logY ? "1" : "0";
+    d.zoomed = this.view ? "1" : "0";
+    d.ready = "1";
+    this.root.dispatchEvent(new CustomEvent("chart-drawn", { bubbles: true }));
+  }
+
+  /** One polyline, decimated to first/min/max/last per pixel column. Returns finite points seen. */
+  _polyline(ctx, xs, ys, i0, i1) {
+    const { left, top, x0, y1, sx, sy } = this.geom;
+    const logY = this.opts.logY;
+    let col = NaN;
+    let first = 0;
+    let mn = 0;
+    let mx = 0;
+    let last = 0;
+    let down = false;
+    let segCols = 0;
+    let count = 0;
+    ctx.beginPath();
+    const flush = () => {
+      if (col !== col) return; // NaN: nothing pending
+      if (down) ctx.lineTo(col, first);
+      else ctx.moveTo(col, first);
+      if (mn !== first) ctx.lineTo(col, mn);
+      if (mx !== mn) ctx.lineTo(col, mx);
+      if (last !== mx) ctx.lineTo(col, last);
+      down = true;
+      segCols++;
+    };
+    const endSegment = () => {
+      flush();
+      if (segCols === 1) ctx.rect(col - 1.5, first - 1.5, 3, 3); // a lone point stays visible
+      col = NaN;
+      down = false;
+      segCols = 0;
+    };
+    for (let i = i0; i < i1; i++) {
+      let v = ys[i];
+      if (logY) v = v > 0 ? Math.log10(v) : NaN;
+      if (v !== v || v === Infinity || v === -Infinity) {
+        endSegment();
+        continue;
+      }
+      count++;
+      const px = Math.round(left + (xs[i] - x0) * sx);
+      const py = top + (y1 - v) * sy;
+      if (px !== col) {
+        flush();
+        col = px;
+        first = mn = mx = last = py;
+      } else {
+        if (py < mn) mn = py;
+        if (py > mx) mx = py;
+        last = py;
+      }
+    }
+    endSegment();
+    ctx.stroke();
+    return count;
+  }
+
+  /** NaN: a small ×at the bottom; +inf: ▲ at the top; −inf: ▼ at the bottom. */
+  _markers(ctx, s, i0, i1) {
+    if (!s.nf.length) return;
+    const { left, top, ph, x0, sx } = this.geom;
+    ctx.lineWidth = 1.5;
+    ctx.beginPath();
+    for (const [i, kind] of s.nf) {
+      if (i < i0 || i >= i1) continue;
+      const px = left + (s.x[i] - x0) * sx;
+      if (kind === "inf") {
+        ctx.moveTo(px - 4, top + 7);
+        ctx.lineTo(px + 4, top + 7);
+        ctx.lineTo(px, top);
+        ctx.closePath();
+      } else if (kind === "-inf") {
+        ctx.moveTo(px - 4, top + ph - 7);
+        ctx.lineTo(px + 4, top + ph - 7);
+        ctx.lineTo(px, top + ph);
+        ctx.closePath();
+      } else {
+        const y = top + ph - 5;
+        ctx.moveTo(px - 3.5, y - 3.5);
+        ctx.lineTo(px + 3.5, y + 3.5);
+        ctx.moveTo(px + 3.5, y - 3.5);
+        ctx.lineTo(px - 3.5, y + 3.5);
+      }
+    }
+    ctx.stroke();
+  }
+
+  _localX(e) {
+    const r = this.overlay.getBoundingClientRect();
+    return e.clientX - r.left;
+  }
+
+  _clearOverlay() {
+    const ctx = this.overlay.getContext("2d");
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, this.overlay.width, this.overlay.height);
+    const dpr = window.devicePixelRatio || 1;
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    return ctx;
+  }
+
+  _hover(e) {
+    const g = this.geom;
+    if (!g) return;
+    const ctx = this._clearOverlay();
+    const mx = Math.min(Math.max(this._localX(e), g.left), g.left + g.pw);
+    if (this.drag) {
+      this.drag.x1 = mx;
+      ctx.fillStyle = cssVar("--chart-select") || "rgba(80,120,255,0.15)";
+      const a = Math.min(this.drag.x0, mx);
+      ctx.fillRect(a, g.top, Math.abs(mx - this.drag.x0), g.ph);
+      hideTooltip();
+      return;
+    }
+    const xv = g.x0 + (mx - g.left) / g.sx;
+    ctx.strokeStyle = cssVar("--chart-text") || "#666";
+    ctx.globalAlpha = 0.5;
+    ctx.beginPath();
+    ctx.moveTo(Math.round(mx) + 0.5, g.top);
+    ctx.lineTo(Math.round(mx) + 0.5, g.top + g.ph);
+    ctx.stroke();
+    ctx.globalAlpha = 1;
+    const rows = [];
+    for (const s of this.series) {
+      if (!s.x.length) continue;
+      let i = lowerBound(s.x, xv);
+      if (i >= s.x.length || (i > 0 && xv - s.x[i - 1] < s.x[i] - xv)) i--;
+      if (s.x[i] < g.x0 || s.x[i] > g.x1) continue;
+      const shownV = this.opts.smoothing && s.sm ? s.sm[i] : s.y[i];
+      const nf = s.nf.find((p) => p[0] === i);
+      rows.push({
+        name: s.name,
+        color: s.color,
+        value: nf ? { nan: NaN, inf: Infinity, "-inf": -Infinity }[nf[1]] : s.y[i],
+        smoothed: this.opts.smoothing && s.sm ? s.sm[i] : null,
+        step: s.step[i],
+        wall: s.wall[i],
+        relative: s.wall[i] - s.start,
+        sortKey: Number.isFinite(shownV) ? shownV : -Infinity,
+      });
+      let v = shownV;
+      if (this.opts.logY) v = v > 0 ? Math.log10(v) : NaN;
+      if (Number.isFinite(v) && v >= g.y0 && v <= g.y1) {
+        ctx.fillStyle = s.color;
+        ctx.beginPath();
+        ctx.arc(g.left + (s.x[i] - g.x0) * g.sx, g.top + (g.y1 - v) * g.sy, 3, 0, 2 * Math.PI);
+        ctx.fill();
+      }
+    }
+    rows.sort((a, b) => b.sortKey - a.sortKey);
+    showTooltip(e.clientX, e.clientY, rows, this.opts.smoothing);
+  }
+
+  _endDrag(e) {
+    const d = this.drag;
+    this.drag = null;
+    this._clearOverlay();
+    if (!d || !this.geom) return;
+    const g = this.geom;
+    const a = Math.min(d.x0, d.x1);
+    const b = Math.max(d.x0, d.x1);
+    if (b - a < 5) return;
+    const x0 = g.x0 + (a - g.left) / g.sx;
+    const x1 = g.x0 + (b - g.left) / g.sx;
+    this.view = { x0, x1 };
+    this.schedule();
+    if (this.onZoom) this.onZoom(this._stepRange(x0, x1));
+    void e;
+  }
+
+  /** The step range covered by [x0, x1] on the current x axis. */
+  _stepRange(x0, x1) {
+    if (this.opts.xAxis === "step") return { minStep: Math.floor(x0), maxStep: Math.ceil(x1) };
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (const s of this.series) {
+      const i0 = Math.max(0, lowerBound(s.x, x0) - 1);
+      const i1 = Math.min(s.x.length - 1, lowerBound(s.x, x1));
+      if (i1 < i0) continue;
+      lo = Math.min(lo, s.step[i0]);
+      hi = Math.max(hi, s.step[i1]);
+    }
+    return Number.isFinite(lo) ? { minStep: lo, maxStep: hi } : null;
+  }
+}

@@ -1,0 +1,62 @@
+// One shared tooltip for every chart: rows of run colour, name, values; text only.
+import { el, clear, formatValue, formatDuration } from "./util.js";
+
+let tip = null;
+
+function node() {
+  if (!tip) {
+    tip = el("div", { class: "tooltip", role: "tooltip" });
+    document.body.append(tip);
+  }
+  return tip;
+}
+
+/** Show rows [{name, color, value, smoothed, step, relative}] near the pointer (viewport coords). */
+export function showTooltip(clientX, clientY, rows, smoothing) {
+  const t = node();
+  if (!rows.length) {
+    hideTooltip();
+    return;
+  }
+  const head = el(
+    "tr",
+    {},
+    el("th"),
+    el("th", { text: "Run" }),
+    smoothing ? el("th", { text: "Smoothed" }) : null,
+    el("th", { text: "Value" }),
+    el("th", { text: "Step" }),
+    el("th", { text: "Relative" }),
+  );
+  const body = rows.map((r) =>
+    el(
+      "tr",
+      {},
+      el("td", {}, el("span", { class: "swatch", style: `background:${safeColor(r.color)}` })),
+      el("td", { class: "tt-run", text: r.name }),
+      smoothing ? el("td", { class: "num", text: formatValue(r.smoothed) }) : null,
+      el("td", { class: "num", text: formatValue(r.value) }),
+      el("td", { class: "num", text: String(r.step) }),
+      el("td", { class: "num", text: formatDuration(r.relative) }),
+    ),
+  );
+  clear(t).append(el("table", {}, el("thead", {}, head), el("tbody", {}, ...body)));
+  t.style.display = "block";
+  const w = t.offsetWidth;
+  const h = t.offsetHeight;
+  let x = clientX + 16;
+  let y = clientY + 16;
+  if (x + w > window.innerWidth - 4) x = Math.max(4, clientX - w - 16);
+  if (y + h > window.innerHeight - 4) y = Math.max(4, clientY - h - 16);
+  t.style.left = x + "px";
+  t.style.top = y + "px";
+}
+
+export function hideTooltip() {
+  if (tip) tip.style.display = "none";
+}
+
+/** Only #rgb/#rrggbb colours reach a style attribute. */
+export function safeColor(c) {
+  return /^#[0-9a-fA-F]{3,8}$/.test(String(c)) ? c : "#888888";
+}
