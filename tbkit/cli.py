@@ -1,4 +1,7 @@
-"""The ``tbkit`` command line."""
+"""The ``tbkit`` command line: ``tbkit serve`` and ``tbkit demo``.
+
+Exit codes: 0 success, 1 failure (one line on stderr), 2 usage error.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +9,101 @@ import argparse
 import sys
 import tempfile
 from collections.abc import Sequence
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+def _bool(text: str) -> bool:
+    lowered = text.strip().lower()
+    if lowered in _TRUE | _FALSE:
+        return lowered in _TRUE
+    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is in [0, 65535], got {port}")
+    return port
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"expected seconds >= 0, got {text!r}")
+    return value
+
+
+def _add_server_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--port",
+        type=_port,
+        default=None,
+        help="port to listen on (default 6006, or the next free one; 0: any)",
+    )
+    parser.add_argument("--host", default=None, help="address to bind (default localhost)")
+    parser.add_argument(
+        "--bind_all", action="store_true", help="listen on every network interface (others can connect!)"
+    )
+    parser.add_argument(
+        "--reload_interval",
+        type=_seconds,
+        default=5.0,
+        help="seconds between checks for new data (default 5; 0 loads once)",
+    )
+    parser.add_argument(
+        "--samples_per_plugin",
+        default="",
+        help="points served per series by default, e.g. scalars=1000,images=10 (N or all)",
+    )
+    parser.add_argument("--path_prefix", default="", help="serve under this URL path, e.g. /tensorboard")
+    parser.add_argument("--window_title", default="", help="the browser window's title")
+    parser.add_argument(
+        "--purge_orphaned_data",
+        type=_bool,
+        default=True,
+        metavar="BOOL",
+        help="drop data orphaned by restarts (SessionLog.START), as TensorBoard does (default true)",
+    )
+
+
+def _host(args: argparse.Namespace) -> str:
+    if args.bind_all and args.host:
+        raise ValueError("give --host or --bind_all, not both")
+    return "0.0.0.0" if args.bind_all else (args.host or "localhost")
+
+
+def _run_server(args: argparse.Namespace, logdirs: list[tuple[str, str]]) -> int:
+    from tbkit.record import storage
+    from tbkit.server.serve import parse_samples_per_plugin, serve
+
+    samples = parse_samples_per_plugin(args.samples_per_plugin)
+    for _, path in logdirs:
+        if "://" not in path and not storage.exists(path):
+            print(f"tbkit: note: {path} does not exist yet; runs appear once it does", file=sys.stderr)
+    return serve(
+        logdirs,
+        host=_host(args),
+        port=args.port,
+        reload_interval=args.reload_interval,
+        purge_orphaned_data=args.purge_orphaned_data,
+        window_title=args.window_title,
+        path_prefix=args.path_prefix,
+        samples_per_plugin=samples,
+    )
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from tbkit.server.serve import parse_logdirs
+
+    return _run_server(args, parse_logdirs(args.logdir, args.logdir_spec))
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -16,15 +114,34 @@ def _demo(args: argparse.Namespace) -> int:
     print(f"Wrote a demo log directory: {logdir}")
     for run, tags in written.items():
         print(f"  run {run}: {', '.join(tags)}")
-    return 0
+    sys.stdout.flush()
+    if args.no_serve:
+        return 0
+    return _run_server(args, [("", logdir)])
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``tbkit`` command."""
     parser = argparse.ArgumentParser(prog="tbkit", description="Write, read and serve TensorBoard logs.")
     sub = parser.add_subparsers(dest="command", required=True)
-    demo = sub.add_parser("demo", help="write a demo log directory of every kind")
+
+    serve = sub.add_parser(
+        "serve",
+        help="serve log directories in the browser (TensorBoard's UI, without TensorFlow)",
+        description="Serve TensorBoard log directories at http://localhost:6006/.",
+    )
+    where = serve.add_mutually_exclusive_group(required=True)
+    where.add_argument("--logdir", help="log directory (or a comma-separated list; also fsspec URLs)")
+    where.add_argument("--logdir_spec", help="named log directories: name1:path1,name2:path2")
+    _add_server_flags(serve)
+    serve.set_defaults(func=_serve)
+
+    demo = sub.add_parser("demo", help="write a demo log directory of every kind and serve it")
     demo.add_argument("--logdir", help="where to write (default: a new temporary directory)")
+    demo.add_argument(
+        "--no-serve", dest="no_serve", action="store_true", help="write the logdir, do not serve it"
+    )
+    _add_server_flags(demo)
     demo.set_defaults(func=_demo)
     return parser
 
@@ -34,8 +151,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
+    except KeyboardInterrupt:
+        return 0
     except Exception as exc:  # one line to stderr, exit code 1
-        print(f"tbkit: error: {exc}", file=sys.stderr)
+        message = " ".join(str(exc).split()) or type(exc).__name__
+        print(f"tbkit: error: {message}", file=sys.stderr)
         return 1
 
 

@@ -12,6 +12,12 @@ or ``"blob_sequence"``, used when a file's metadata leaves the data class unknow
 (modern tensor to the stored value), optionally ``migrate(value)`` (legacy value to the
 modern tensor), ``blobs(stored)`` (blob-sequence kinds) and ``rows(stored)`` (frames).
 
+The serve side is listed the same way: :data:`ROUTES` names the built-in route modules
+(imported only by the server) and the ``tbkit.plugin_routes`` entry-point group adds
+third-party ones. A route module provides ``blueprint`` (a Flask blueprint, mounted
+under ``/data/plugin/<name>/``) and ``TABS`` (the dashboards it serves, see
+:mod:`tbkit.plugins._web`); its ``static/`` directory holds the dashboard's files.
+
 Example:
     >>> decoder("scalars").DATA_CLASS
     'scalar'
@@ -21,12 +27,23 @@ from __future__ import annotations
 
 import importlib
 import threading
+import warnings
 from types import ModuleType
 from typing import Any
 
-__all__ = ["BUILTIN", "ENTRY_POINT_GROUP", "decoder", "legacy_decoder", "plugin_names"]
+__all__ = [
+    "BUILTIN",
+    "ENTRY_POINT_GROUP",
+    "ROUTES",
+    "ROUTES_ENTRY_POINT_GROUP",
+    "decoder",
+    "legacy_decoder",
+    "plugin_names",
+    "route_modules",
+]
 
 ENTRY_POINT_GROUP = "tbkit.plugins"
+ROUTES_ENTRY_POINT_GROUP = "tbkit.plugin_routes"
 
 BUILTIN: dict[str, str] = {
     "audio": "tbkit.plugins.audio.decode",
@@ -35,6 +52,16 @@ BUILTIN: dict[str, str] = {
     "scalars": "tbkit.plugins.scalars.decode",
     "tensor": "tbkit.plugins.tensors.decode",
     "text": "tbkit.plugins.text.decode",
+}
+
+# Serve side, in tab order: dashboard route modules (imported by the server only).
+ROUTES: dict[str, str] = {
+    "timeseries": "tbkit.plugins.timeseries.routes",
+    "scalars": "tbkit.plugins.scalars.routes",
+    "histograms": "tbkit.plugins.histograms.routes",
+    "images": "tbkit.plugins.images.routes",
+    "audio": "tbkit.plugins.audio.routes",
+    "text": "tbkit.plugins.text.routes",
 }
 
 _lock = threading.Lock()
@@ -92,3 +119,22 @@ def legacy_decoder(field: str) -> Any | None:
         _legacy = table
     name = _legacy.get(field)
     return decoder(name) if name else None
+
+
+def route_modules() -> dict[str, ModuleType | Any]:
+    """``{name: route module}``: the built-in ones in tab order, then third-party ones by name.
+
+    A third-party route module that fails to import is left out with a warning.
+    """
+    from importlib.metadata import entry_points
+
+    out: dict[str, ModuleType | Any] = {name: importlib.import_module(path) for name, path in ROUTES.items()}
+    for ep in sorted(entry_points(group=ROUTES_ENTRY_POINT_GROUP), key=lambda e: e.name):
+        if ep.name in out:
+            continue
+        try:
+            out[ep.name] = ep.load()
+        except Exception as exc:  # a broken third-party plugin must not break serving
+            message = f"tbkit: plugin routes {ep.name!r} failed to load: {exc}"
+            warnings.warn(message, RuntimeWarning, stacklevel=2)
+    return out

@@ -1,0 +1,233 @@
+"""What every plugin's ``routes.py`` shares: the app's state, parameter parsing, JSON answers.
+
+Imported only by route modules (which only the server imports), so ``import tbkit``
+never pulls in Flask. Parsing raises :class:`~tbkit.errors.InvalidArgumentError` (400)
+or :class:`~tbkit.errors.NotFoundError` (404); the server maps them to responses in one
+place.
+
+Example:
+    >>> int_param({"points": "50"}, "points", default=10, low=1, high=100)
+    50
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from flask import Response, current_app, request
+
+from tbkit.errors import InvalidArgumentError, NotFoundError
+from tbkit.provider import BlobSequenceDatum, DataProvider, RunTagFilter
+
+__all__ = [
+    "EXTENSION",
+    "AppState",
+    "Tab",
+    "float_param",
+    "int_param",
+    "json_response",
+    "known_runs",
+    "params",
+    "provider",
+    "read_blob_series",
+    "regex_param",
+    "runs_param",
+    "samples",
+    "state",
+    "str_param",
+]
+
+EXTENSION = "tbkit"  # the key of :class:`AppState` in ``app.extensions``
+
+
+@dataclass(frozen=True)
+class Tab:
+    """One dashboard a route module serves.
+
+    Attributes:
+        name: The key in ``/data/plugins_listing`` (e.g. ``"distributions"``).
+        tab_name: The label of the tab.
+        data_plugins: Provider plugin names whose data enable the tab; empty = always enabled.
+    """
+
+    name: str
+    tab_name: str
+    data_plugins: tuple[str, ...] = ()
+
+
+@dataclass
+class AppState:
+    """What the app knows besides Flask's config: the provider and the serving options."""
+
+    provider: DataProvider
+    window_title: str = ""
+    path_prefix: str = ""
+    samples_per_plugin: Mapping[str, int | None] = field(default_factory=dict)
+    reload_interval: float = 0.0
+
+
+def state() -> AppState:
+    """The current app's :class:`AppState`."""
+    return current_app.extensions[EXTENSION]
+
+
+def provider() -> DataProvider:
+    """The current app's DataProvider."""
+    return state().provider
+
+
+def samples(plugin_name: str, default: int | None) -> int | None:
+    """The points per series to serve for ``plugin_name`` (``--samples_per_plugin``; None = all)."""
+    table = state().samples_per_plugin
+    return table.get(plugin_name, default)
+
+
+def params() -> Mapping[str, Any]:
+    """The request's parameters: the query string, merged with a JSON object body on POST."""
+    merged: dict[str, Any] = dict(request.args.items())
+    if request.method == "POST":
+        body = request.get_json(silent=True)
+        if body is None and request.get_data():
+            raise InvalidArgumentError("the request body is not valid JSON")
+        if body is not None and not isinstance(body, dict):
+            raise InvalidArgumentError("the request body must be a JSON object")
+        merged.update(body or {})
+    return merged
+
+
+def str_param(args: Mapping[str, Any], name: str, *, default: str | None = None) -> str:
+    """A required (or defaulted) string parameter."""
+    value = args.get(name, default)
+    if value is None:
+        raise InvalidArgumentError(f"missing parameter {name!r}")
+    if not isinstance(value, str):
+        raise InvalidArgumentError(f"parameter {name!r} must be a string")
+    return value
+
+
+def _number(args: Mapping[str, Any], name: str, kind: type) -> Any:
+    raw = args.get(name)
+    if raw is None or raw == "":
+        return None
+    if isinstance(raw, bool):
+        raise InvalidArgumentError(f"parameter {name!r} must be a number, got {raw!r}")
+    try:
+        value = kind(raw)
+    except (TypeError, ValueError, OverflowError):
+        raise InvalidArgumentError(f"parameter {name!r} must be a number, got {raw!r}") from None
+    if kind is float and not math.isfinite(value):
+        raise InvalidArgumentError(f"parameter {name!r} must be finite, got {raw!r}")
+    return value
+
+
+def int_param(
+    args: Mapping[str, Any],
+    name: str,
+    *,
+    default: int | None,
+    low: int | None = None,
+    high: int | None = None,
+) -> int | None:
+    """An optional integer parameter within ``[low, high]``."""
+    value = _number(args, name, int)
+    if value is None:
+        return default
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise InvalidArgumentError(f"parameter {name!r} must be in [{low}, {high}], got {value}")
+    return value
+
+
+def float_param(
+    args: Mapping[str, Any], name: str, *, default: float, low: float, high: float, high_open: bool = False
+) -> float:
+    """An optional float parameter within ``[low, high]`` (``[low, high)`` when ``high_open``)."""
+    value = _number(args, name, float)
+    if value is None:
+        return default
+    if value < low or value > high or (high_open and value == high):
+        bracket = ")" if high_open else "]"
+        raise InvalidArgumentError(f"parameter {name!r} must be in [{low}, {high}{bracket}, got {value}")
+    return value
+
+
+def regex_param(args: Mapping[str, Any], name: str) -> re.Pattern[str] | None:
+    """An optional regular expression parameter (None when absent or empty)."""
+    raw = args.get(name)
+    if raw is None or raw == "":
+        return None
+    if not isinstance(raw, str):
+        raise InvalidArgumentError(f"parameter {name!r} must be a string")
+    try:
+        return re.compile(raw)
+    except re.error as exc:
+        raise InvalidArgumentError(f"parameter {name!r} is not a valid regular expression: {exc}") from None
+
+
+def known_runs(names: Iterable[str]) -> list[str]:
+    """``names``, checked against the provider's runs (404 for an unknown one)."""
+    runs = {r.run_name for r in provider().list_runs()}
+    out = list(dict.fromkeys(names))
+    for name in out:
+        if name not in runs:
+            raise NotFoundError(f"no such run: {name!r}")
+    return out
+
+
+def runs_param(args: Mapping[str, Any], name: str = "runs") -> list[str] | None:
+    """Run names from ``runs`` (a JSON list, or comma-separated), checked; None when absent.
+
+    A run whose name contains a comma can be given as the whole value, or in a JSON list.
+    """
+    raw = args.get(name)
+    if raw is None or raw == "":
+        return None
+    if isinstance(raw, list):
+        if not all(isinstance(r, str) for r in raw):
+            raise InvalidArgumentError(f"parameter {name!r} must be a list of run names")
+        return known_runs(raw)
+    if not isinstance(raw, str):
+        raise InvalidArgumentError(f"parameter {name!r} must be a list of run names")
+    runs = {r.run_name for r in provider().list_runs()}
+    if raw in runs:
+        return [raw]
+    return known_runs(raw.split(","))
+
+
+def read_blob_series(
+    provider: DataProvider, plugin_name: str, run: str, tag: str, steps: int | None
+) -> list[BlobSequenceDatum]:
+    """The blob sequences of one series (at most ``steps``, the latest kept); 404 when absent."""
+    data = provider.read_blob_sequences(
+        plugin_name, downsample=steps, run_tag_filter=RunTagFilter(runs=[run], tags=[tag])
+    )
+    found = data.get(run, {}).get(tag)
+    if found is None:
+        raise NotFoundError(f"run {run!r} has no {plugin_name} tag {tag!r}")
+    return found
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    return value
+
+
+_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
+
+
+def json_response(value: Any, status: int = 200) -> Response:
+    """A JSON response; non-finite floats become null, ``<``, ``>``, ``&`` are escaped."""
+    try:
+        text = json.dumps(value, separators=(",", ":"), allow_nan=False)
+    except ValueError:
+        text = json.dumps(_clean(value), separators=(",", ":"), allow_nan=False)
+    return Response(text.translate(_ESCAPES), status=status, mimetype="application/json")

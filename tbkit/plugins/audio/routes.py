@@ -1,0 +1,84 @@
+"""The audio dashboard's routes (``/data/plugin/audio/``).
+
+An audio series is a blob sequence of clips per step; ``sample=I`` picks the ``I``-th
+clip. The DataProvider's blob sequences carry the clips only (TensorBoard's projection),
+so ``label`` is the sanitized HTML of an empty text unless the provider offers labels.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response
+
+from tbkit.errors import NotFoundError
+from tbkit.plugins import _web
+from tbkit.plugins._markdown import markdown_to_safe_html
+from tbkit.plugins.audio.decode import wav_info
+from tbkit.plugins.audio.metadata import PLUGIN_NAME
+from tbkit.plugins.images.serve import audio_content_type
+
+__all__ = ["TABS", "blueprint"]
+
+TABS = (_web.Tab("audio", "Audio", (PLUGIN_NAME,)),)
+DEFAULT_STEPS = 10
+_WAV_HEADER = 4096  # enough bytes to find the fmt chunk
+
+blueprint = Blueprint("audio", __name__)
+
+
+@blueprint.get("/tags")
+def tags() -> Response:
+    listing = _web.provider().list_blob_sequences(PLUGIN_NAME)
+    return _web.json_response(
+        {
+            run: {
+                tag: {
+                    "samples": m.max_length,
+                    "display_name": m.display_name,
+                    "description": m.description,
+                    "max_step": m.max_step,
+                }
+                for tag, m in series.items()
+            }
+            for run, series in listing.items()
+        }
+    )
+
+
+@blueprint.get("/audio")
+def audio() -> Response:
+    args = _web.params()
+    run = _web.str_param(args, "run")
+    tag = _web.str_param(args, "tag")
+    sample = _web.int_param(args, "sample", default=0, low=0, high=None) or 0
+    _web.known_runs([run])
+    provider = _web.provider()
+    out = []
+    for datum in _web.read_blob_series(
+        provider, PLUGIN_NAME, run, tag, _web.samples(PLUGIN_NAME, DEFAULT_STEPS)
+    ):
+        if len(datum.values) <= sample:
+            continue
+        key = datum.values[sample].blob_key
+        head = provider.read_blob(key)[:_WAV_HEADER]
+        rate = wav_info(head)[0]
+        out.append(
+            {
+                "step": datum.step,
+                "wall_time": datum.wall_time,
+                "label": markdown_to_safe_html(""),
+                "content_type": audio_content_type(head) or "audio/wav",
+                "sample_rate": rate if rate > 0 else None,
+                "blob_key": key,
+            }
+        )
+    return _web.json_response(out)
+
+
+@blueprint.get("/individualAudio")
+def individual_audio() -> Response:
+    key = _web.str_param(_web.params(), "blob_key")
+    data = _web.provider().read_blob(key)
+    content_type = audio_content_type(data[:16])
+    if content_type is None:
+        raise NotFoundError(f"blob {key!r} is not an audio clip")
+    return Response(data, mimetype=content_type)

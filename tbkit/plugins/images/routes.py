@@ -1,0 +1,87 @@
+"""The image dashboard's routes (``/data/plugin/images/``).
+
+An image series is a blob sequence ``[width, height, image, image, ...]`` per step;
+``sample=I`` picks the ``I``-th image of each step.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response
+
+from tbkit.errors import NotFoundError
+from tbkit.plugins import _web
+from tbkit.plugins.images.decode import image_format
+from tbkit.plugins.images.metadata import PLUGIN_NAME
+from tbkit.plugins.images.serve import image_content_type
+from tbkit.provider import DataProvider
+
+__all__ = ["TABS", "blueprint"]
+
+TABS = (_web.Tab("images", "Images", (PLUGIN_NAME,)),)
+DEFAULT_STEPS = 10
+
+blueprint = Blueprint("images", __name__)
+
+
+@blueprint.get("/tags")
+def tags() -> Response:
+    listing = _web.provider().list_blob_sequences(PLUGIN_NAME)
+    return _web.json_response(
+        {
+            run: {
+                tag: {
+                    "samples": max(0, m.max_length - 2),
+                    "display_name": m.display_name,
+                    "description": m.description,
+                    "max_step": m.max_step,
+                }
+                for tag, m in series.items()
+            }
+            for run, series in listing.items()
+        }
+    )
+
+
+def _int_blob(provider: DataProvider, key: str) -> int | None:
+    try:
+        return int(provider.read_blob(key))
+    except ValueError:
+        return None
+
+
+@blueprint.get("/images")
+def images() -> Response:
+    args = _web.params()
+    run = _web.str_param(args, "run")
+    tag = _web.str_param(args, "tag")
+    sample = _web.int_param(args, "sample", default=0, low=0, high=None) or 0
+    _web.known_runs([run])
+    provider = _web.provider()
+    out = []
+    for datum in _web.read_blob_series(
+        provider, PLUGIN_NAME, run, tag, _web.samples(PLUGIN_NAME, DEFAULT_STEPS)
+    ):
+        if len(datum.values) <= 2 + sample:
+            continue
+        key = datum.values[2 + sample].blob_key
+        out.append(
+            {
+                "step": datum.step,
+                "wall_time": datum.wall_time,
+                "width": _int_blob(provider, datum.values[0].blob_key),
+                "height": _int_blob(provider, datum.values[1].blob_key),
+                "format": image_format(provider.read_blob(key)[:16]),
+                "blob_key": key,
+            }
+        )
+    return _web.json_response(out)
+
+
+@blueprint.get("/individualImage")
+def individual_image() -> Response:
+    key = _web.str_param(_web.params(), "blob_key")
+    data = _web.provider().read_blob(key)
+    content_type = image_content_type(data[:16])
+    if content_type is None:
+        raise NotFoundError(f"blob {key!r} is not an image")
+    return Response(data, mimetype=content_type)

@@ -1,0 +1,1 @@
+"""The time-series dashboard (the landing page): scalars, histograms and images, one card per tag."""

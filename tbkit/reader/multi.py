@@ -1,0 +1,138 @@
+"""One DataProvider over several logdirs, loaded run by run (what ``tbkit serve`` reads).
+
+Each run gets its own :class:`~tbkit.reader.index.LogdirIndex` (rooted at the run's
+directory), so a run being read never blocks requests about the others, and runs become
+visible one by one while the first load is still going. With several logdirs, run names
+are prefixed by the logdir's name (``name/run``, or ``name`` for a logdir's root run).
+
+Example:
+    >>> provider = MultiLogdirProvider([("", "memory://nothing/here")])
+    >>> provider.reload()
+    0
+    >>> provider.list_runs()
+    []
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Callable, Sequence
+
+from tbkit.provider import DataClass, Run, Series, SeriesProvider
+from tbkit.reader.discovery import discover_runs
+from tbkit.reader.index import LogdirIndex, LogdirProvider
+from tbkit.record import storage
+
+__all__ = ["MultiLogdirProvider"]
+
+
+def _full_name(prefix: str, run: str) -> str:
+    if not prefix:
+        return run
+    return prefix if run == "." else f"{prefix}/{run}"
+
+
+@dataclasses.dataclass
+class _RunEntry:
+    provider: LogdirProvider
+    ready: bool = False
+
+
+class MultiLogdirProvider(SeriesProvider):
+    """The DataProvider over ``[(name, logdir), ...]``; a name of ``""`` adds no prefix.
+
+    Nothing is read until :meth:`reload` (typically from a background thread). Runs are
+    listed as soon as they are discovered; their series appear once the run is read.
+
+    Args:
+        logdirs: ``(name, path or URL)`` pairs.
+        purge_orphaned_data: Apply ``SessionLog.START`` purges, as TensorBoard does.
+    """
+
+    def __init__(self, logdirs: Sequence[tuple[str, str]], *, purge_orphaned_data: bool = True) -> None:
+        self.logdirs = [(str(name), str(path)) for name, path in logdirs]
+        self._purge = purge_orphaned_data
+        self._lock = threading.Lock()
+        self._reload_lock = threading.Lock()
+        self._runs: dict[str, _RunEntry] = {}
+
+    def data_location(self) -> str:
+        if len(self.logdirs) == 1 and not self.logdirs[0][0]:
+            return self.logdirs[0][1]
+        return ",".join(f"{name}:{path}" for name, path in self.logdirs)
+
+    def discover(self) -> list[str]:
+        """Find the runs of every logdir (reads no data); returns the names of new runs."""
+        new = []
+        for prefix, logdir in self.logdirs:
+            for run in discover_runs(logdir):
+                name = _full_name(prefix, run)
+                with self._lock:
+                    if name in self._runs:
+                        continue
+                directory = logdir if run == "." else storage.join(logdir, run)
+                index = LogdirIndex(directory, runs=["."], purge_orphaned_data=self._purge)
+                with self._lock:
+                    self._runs.setdefault(name, _RunEntry(LogdirProvider(index)))
+                new.append(name)
+        return new
+
+    def reload(self, progress: Callable[[], None] | None = None) -> int:
+        """Discover new runs, then read the new bytes of every run, one run at a time.
+
+        Args:
+            progress: Called after discovery and after each run is read (e.g. to tell
+                clients that something changed while a long first load goes on).
+
+        Returns:
+            The data generation (see :attr:`generation`).
+        """
+        with self._reload_lock:
+            self.discover()
+            if progress is not None:
+                progress()
+            with self._lock:
+                entries = list(self._runs.values())
+            for entry in entries:
+                entry.provider.index.reload()
+                entry.ready = True
+                if progress is not None:
+                    progress()
+            return self.generation
+
+    @property
+    def generation(self) -> int:
+        """A number that changes whenever a run was discovered or data were added or dropped."""
+        with self._lock:
+            entries = list(self._runs.values())
+        return len(entries) + sum(e.provider.index.generation for e in entries if e.ready)
+
+    @property
+    def loaded(self) -> bool:
+        """True once every discovered run has been read at least once."""
+        with self._lock:
+            return all(e.ready for e in self._runs.values())
+
+    def _ready(self) -> list[tuple[str, LogdirProvider]]:
+        with self._lock:
+            return [(name, e.provider) for name, e in sorted(self._runs.items()) if e.ready]
+
+    def list_runs(self) -> list[Run]:
+        with self._lock:
+            entries = sorted(self._runs.items())
+        out = []
+        for name, entry in entries:
+            start = None
+            if entry.ready:
+                runs = entry.provider.list_runs()
+                start = runs[0].start_time if runs else None
+            out.append(Run(name, name, start))
+        return out
+
+    def series(self, data_class: DataClass | None = None, plugin_name: str | None = None) -> list[Series]:
+        out = []
+        for name, provider in self._ready():
+            for s in provider.series(data_class, plugin_name):
+                out.append(dataclasses.replace(s, run=name))
+        return out

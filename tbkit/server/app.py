@@ -1,0 +1,261 @@
+"""The Flask app of ``tbkit serve``: core routes, static files, headers, errors.
+
+:func:`create_app` builds the app over any :class:`~tbkit.provider.DataProvider`; the
+plugins' blueprints come from :func:`tbkit.plugins.registry.route_modules` (this module
+names no plugin). The HTTP contract is ``docs/http_api.md``.
+
+Example:
+    >>> from tbkit.provider import InMemoryProvider
+    >>> app = create_app(InMemoryProvider({"train": {"loss": {"points": [(0, 1.0, 0.5)]}}}))
+    >>> app.test_client().get("/data/runs").json[0]["name"]
+    'train'
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import math
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, Response, send_file
+from werkzeug.exceptions import HTTPException
+
+from tbkit._version import __version__
+from tbkit.errors import TbkitError
+from tbkit.plugins import _web, registry
+from tbkit.provider import DataProvider
+from tbkit.server.assets import StaticFiles, content_type, safe_file
+from tbkit.server.colors import run_color
+from tbkit.server.reload import ReloadState
+
+__all__ = ["CSP", "MAX_CONTENT_LENGTH", "create_app"]
+
+MAX_CONTENT_LENGTH = 1 << 20
+CSP = (
+    "default-src 'self'; img-src 'self' data: blob:; media-src 'self' blob:; "
+    "style-src 'self' 'unsafe-inline'; script-src 'self'; object-src 'none'; "
+    "base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
+)
+_LONG_CACHE = "public, max-age=31536000, immutable"
+_FALLBACK_ICON = (
+    b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16">'
+    b'<rect width="16" height="16" rx="3" fill="#f57c00"/></svg>'
+)
+_PLACEHOLDER_PAGE = (
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{{title}}</title></head>'
+    "<body><p>tbkit: the UI files are missing; the JSON API is under <code>data/</code>.</p></body></html>"
+)
+_log = logging.getLogger("tbkit.server")
+
+
+def _normalize_prefix(prefix: str) -> str:
+    prefix = "/" + prefix.strip("/") if prefix.strip("/") else ""
+    if any(part in (".", "..") for part in prefix.split("/")):
+        raise TbkitError(f"invalid path prefix {prefix!r}")
+    return prefix
+
+
+def _security_headers(response: Response) -> Response:
+    headers = response.headers
+    headers.setdefault("Content-Security-Policy", CSP)
+    headers.setdefault("X-Content-Type-Options", "nosniff")
+    headers.setdefault("Referrer-Policy", "no-referrer")
+    headers.setdefault("X-Frame-Options", "DENY")
+    headers.setdefault("Cache-Control", "no-cache")
+    return response
+
+
+class _PrefixMiddleware:
+    """Serve the app under ``prefix`` only: ``/p/x`` reaches ``/x``; ``/p`` redirects to ``/p/``."""
+
+    def __init__(self, app: Callable[..., Any], prefix: str) -> None:
+        self.app = app
+        self.prefix = prefix
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        path = environ.get("PATH_INFO", "") or "/"
+        if path == self.prefix:
+            response = Response(status=308, headers={"Location": self.prefix + "/"})
+        elif path.startswith(self.prefix + "/"):
+            environ["SCRIPT_NAME"] = environ.get("SCRIPT_NAME", "") + self.prefix
+            environ["PATH_INFO"] = path[len(self.prefix) :]
+            return self.app(environ, start_response)
+        else:
+            response = _web.json_response(
+                {"error": f"not found (the app is served under {self.prefix}/)"}, 404
+            )
+        return _security_headers(response)(environ, start_response)
+
+
+def _error_response(exc: Exception) -> Response:
+    if isinstance(exc, TbkitError):
+        return _web.json_response({"error": str(exc)}, exc.http_code)
+    if isinstance(exc, HTTPException):
+        return _web.json_response({"error": exc.description or exc.name}, exc.code or 500)
+    _log.exception("tbkit: internal error")
+    return _web.json_response({"error": f"internal error: {type(exc).__name__}: {exc}"}, 500)
+
+
+def _number(x: float | None) -> float | None:
+    return x if x is not None and math.isfinite(x) else None
+
+
+def _all_tags(provider: DataProvider) -> list[dict[str, Any]]:
+    rows = []
+    for plugin in provider.list_plugins():
+        listings = (
+            ("scalar", provider.list_scalars(plugin)),
+            ("tensor", provider.list_tensors(plugin)),
+            ("blob_sequence", provider.list_blob_sequences(plugin)),
+        )
+        for data_class, listing in listings:
+            for run, tags in listing.items():
+                for tag, meta in tags.items():
+                    rows.append(
+                        {
+                            "run": run,
+                            "tag": tag,
+                            "plugin": plugin,
+                            "data_class": data_class,
+                            "display_name": meta.display_name,
+                            "description": meta.description,
+                            "max_step": meta.max_step,
+                            "max_wall_time": _number(meta.max_wall_time),
+                        }
+                    )
+    rows.sort(key=lambda r: (r["run"], r["tag"], r["plugin"]))
+    return rows
+
+
+def _static_dir(module: Any) -> Path:
+    given = getattr(module, "STATIC_DIR", None)
+    return Path(given) if given is not None else Path(module.__file__).resolve().parent / "static"
+
+
+def create_app(
+    provider: DataProvider,
+    *,
+    window_title: str = "",
+    path_prefix: str = "",
+    samples_per_plugin: Mapping[str, int | None] | None = None,
+    reload_state: ReloadState | None = None,
+) -> Flask:
+    """The Flask app serving ``provider`` (see ``docs/http_api.md``).
+
+    Args:
+        provider: Where the data come from; the app reads through it only.
+        window_title: The browser window's title (default: "TensorBoard (tbkit)").
+        path_prefix: Serve everything under this path (e.g. ``/tb``), for reverse proxies.
+        samples_per_plugin: Points served per series by default, by plugin name (None: all).
+        reload_state: The live-reload counters the UI polls (default: a fixed state, loaded).
+
+    Returns:
+        The app; serve it with any WSGI server (``tbkit.server.serve`` uses waitress).
+    """
+    prefix = _normalize_prefix(path_prefix)
+    state = reload_state if reload_state is not None else ReloadState(0.0)
+    modules = registry.route_modules()
+    files = StaticFiles({name: _static_dir(m) for name, m in modules.items()})
+    static_url = f"{prefix}/static/{files.version}"
+
+    app = Flask(__name__, static_folder=None)
+    app.config["MAX_CONTENT_LENGTH"] = MAX_CONTENT_LENGTH
+    app.config["JSON_SORT_KEYS"] = False
+    app.extensions[_web.EXTENSION] = _web.AppState(
+        provider=provider,
+        window_title=window_title or "TensorBoard (tbkit)",
+        path_prefix=prefix,
+        samples_per_plugin=dict(samples_per_plugin or {}),
+        reload_interval=state.interval,
+    )
+    app.after_request(_security_headers)
+    app.register_error_handler(Exception, _error_response)
+    for name, module in modules.items():
+        app.register_blueprint(module.blueprint, url_prefix=f"/data/plugin/{name}", name=f"plugin_{name}")
+
+    @app.get("/")
+    def index() -> Response:
+        page = safe_file(files.shell_dir, ["index.html"])
+        text = page.read_text(encoding="utf-8") if page is not None else _PLACEHOLDER_PAGE
+        title = html.escape(app.extensions[_web.EXTENSION].window_title)
+        text = (
+            text.replace("{{static}}", static_url).replace("{{prefix}}", prefix).replace("{{title}}", title)
+        )
+        return Response(text, mimetype="text/html")
+
+    @app.get("/favicon.ico")
+    def favicon() -> Response:
+        for name in ("favicon.ico", "favicon.svg"):
+            found = safe_file(files.shell_dir, [name])
+            if found is not None:
+                return _file_response(found, versioned=False)
+        return Response(_FALLBACK_ICON, mimetype="image/svg+xml")
+
+    @app.get("/static/<path:subpath>")
+    def static_file(subpath: str) -> Response:
+        found, versioned = files.find(subpath.split("/"))
+        if found is None:
+            return _web.json_response({"error": "not found"}, 404)
+        return _file_response(found, versioned=versioned)
+
+    @app.get("/data/environment")
+    def environment() -> Response:
+        return _web.json_response(
+            {
+                "data_location": provider.data_location(),
+                "window_title": app.extensions[_web.EXTENSION].window_title,
+                "version": __version__,
+                "reload_interval": state.interval,
+                "path_prefix": prefix,
+                "static_url": static_url,
+                "plotly_url": f"{static_url}/vendor/plotly.min.js" if files.plotly is not None else None,
+            }
+        )
+
+    @app.get("/data/runs")
+    def runs() -> Response:
+        listed = sorted(
+            provider.list_runs(),
+            key=lambda r: (r.start_time is None, r.start_time or 0.0, r.run_name),
+        )
+        return _web.json_response(
+            [
+                {"name": r.run_name, "start_time": _number(r.start_time), "color": run_color(r.run_name)}
+                for r in listed
+            ]
+        )
+
+    @app.get("/data/plugins_listing")
+    def plugins_listing() -> Response:
+        with_data = set(provider.list_plugins())
+        listing = {}
+        for name, module in modules.items():
+            for tab in module.TABS:
+                script = files.script(name, [f"{tab.name}.js", "index.js"])
+                listing[tab.name] = {
+                    "enabled": not tab.data_plugins or any(p in with_data for p in tab.data_plugins),
+                    "tab_name": tab.tab_name,
+                    "script": f"{static_url}/{script}" if script else None,
+                }
+        return _web.json_response(listing)
+
+    @app.get("/data/tags")
+    def tags() -> Response:
+        return _web.json_response(_all_tags(provider))
+
+    @app.get("/data/reload_state")
+    def reload_state_route() -> Response:
+        return _web.json_response(state.as_dict())
+
+    if prefix:
+        app.wsgi_app = _PrefixMiddleware(app.wsgi_app, prefix)  # type: ignore[method-assign]
+    return app
+
+
+def _file_response(path: Path, *, versioned: bool) -> Response:
+    response = send_file(path, mimetype=content_type(path), conditional=True, etag=True, max_age=None)
+    response.headers["Cache-Control"] = _LONG_CACHE if versioned else "no-cache"
+    return response

@@ -1,0 +1,120 @@
+"""Live data: the reload state the UI polls, and the background thread that reloads the provider.
+
+:class:`ReloadState` is what ``/data/reload_state`` answers: a ``generation`` that grows
+whenever the provider's data changed (also during the first load, run by run), the time
+of the last finished reload, and whether the first load is still going. A
+:class:`Reloader` calls the provider's ``reload`` every ``interval`` seconds (once when
+the interval is 0) in a daemon thread, starting at once, so the server answers while
+the first load goes on.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Any
+
+from tbkit.errors import InvalidArgumentError
+
+__all__ = ["ReloadState", "Reloader"]
+
+_log = logging.getLogger("tbkit.server")
+
+
+class ReloadState:
+    """The reload counters the UI polls; safe to use from several threads.
+
+    Args:
+        interval: Seconds between reloads (0: the data are loaded once).
+        loading: True while a first load is pending or running.
+    """
+
+    def __init__(self, interval: float = 0.0, *, loading: bool = False) -> None:
+        self.interval = float(interval)
+        self.generation = 0
+        self.last_reload = 0.0
+        self.loading = loading
+        self._seen: int | None = None
+        self._lock = threading.Lock()
+
+    def observe(self, data_generation: int) -> None:
+        """Note the provider's data generation; bumps :attr:`generation` when it changed."""
+        with self._lock:
+            if data_generation != self._seen:
+                self._seen = data_generation
+                self.generation += 1
+
+    def finished(self, data_generation: int) -> None:
+        """Note the end of one reload."""
+        self.observe(data_generation)
+        with self._lock:
+            self.last_reload = time.time()
+            self.loading = False
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON answer of ``/data/reload_state``."""
+        with self._lock:
+            return {"generation": self.generation, "last_reload": self.last_reload, "loading": self.loading}
+
+
+def _generation(provider: Any) -> int:
+    if hasattr(provider, "generation"):
+        return int(provider.generation)
+    return int(provider.index.generation)
+
+
+def reload_provider(provider: Any, state: ReloadState | None = None) -> int:
+    """Reload ``provider`` once (a provider with ``reload(progress)``, or one over an ``index``).
+
+    Returns the provider's data generation, also noted in ``state``.
+    """
+    if hasattr(provider, "reload"):
+        progress = None if state is None else (lambda: state.observe(_generation(provider)))
+        generation = int(provider.reload(progress=progress))
+    elif hasattr(provider, "index"):
+        generation = int(provider.index.reload())
+    else:
+        raise InvalidArgumentError(f"{type(provider).__name__} cannot be reloaded")
+    if state is not None:
+        state.finished(generation)
+    return generation
+
+
+class Reloader:
+    """Reloads a provider in a daemon thread: at once, then every ``state.interval`` seconds."""
+
+    def __init__(self, provider: Any, state: ReloadState) -> None:
+        self.provider = provider
+        self.state = state
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def reload_once(self) -> int:
+        """One reload, in the calling thread; returns the data generation."""
+        return reload_provider(self.provider, self.state)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.reload_once()
+            except Exception:  # keep serving what was read; try again next time
+                _log.exception("tbkit: reload failed")
+                with self.state._lock:
+                    self.state.loading = False
+            if self.state.interval <= 0:
+                return
+            self._stop.wait(self.state.interval)
+
+    def start(self) -> Reloader:
+        """Start the thread (returns self)."""
+        self.state.loading = True
+        self._thread = threading.Thread(target=self._run, name="tbkit-reload", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self, timeout: float | None = None) -> None:
+        """Ask the thread to stop and wait for it (a reload in progress finishes first)."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
