@@ -1,9 +1,11 @@
 """The DataProvider: the one door between stored data and its consumers (frames, server).
 
-A low layer: it imports nothing of tbkit but :mod:`tbkit.errors`, so plugin routes and
-the server can depend on the interface without importing the reader. It holds
+A low layer: it imports nothing of tbkit but :mod:`tbkit.errors` and :mod:`tbkit.proto`,
+so plugin routes and the server can depend on the interface without importing the reader.
+It holds
 
-* the value types (frozen dataclasses) and :class:`RunTagFilter`;
+* the value types (frozen dataclasses, defined in :mod:`tbkit._provider_types`) and
+  :class:`RunTagFilter`;
 * :class:`DataProvider`, the abstract interface (TensorBoard's method set, with the
   plugin name as the one positional argument and everything else keyword-only);
 * :class:`SeriesProvider`, the whole interface implemented over a flat list of
@@ -21,14 +23,38 @@ from __future__ import annotations
 
 import abc
 import base64
-import enum
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from tbkit import _provider_hparams
+from tbkit._provider_types import (
+    BlobReference,
+    BlobSequenceDatum,
+    BlobSequenceTimeSeries,
+    DataClass,
+    HParamDomainType,
+    HParamFilter,
+    HParamMetric,
+    HParamsExperiment,
+    HParamSort,
+    HParamsSession,
+    HParamsSessionGroup,
+    HParamValue,
+    Hyperparameter,
+    MetricValue,
+    PluginFile,
+    Run,
+    RunTagFilter,
+    ScalarDatum,
+    ScalarTimeSeries,
+    SessionStatus,
+    TensorDatum,
+    TensorTimeSeries,
+)
 from tbkit.errors import InvalidArgumentError, NotFoundError
 
 __all__ = [
@@ -37,138 +63,29 @@ __all__ = [
     "BlobSequenceTimeSeries",
     "DataClass",
     "DataProvider",
+    "HParamDomainType",
+    "HParamFilter",
+    "HParamMetric",
+    "HParamSort",
+    "HParamValue",
+    "HParamsExperiment",
+    "HParamsSession",
+    "HParamsSessionGroup",
+    "Hyperparameter",
     "InMemoryProvider",
+    "MetricValue",
+    "PluginFile",
     "Run",
     "RunTagFilter",
     "ScalarDatum",
     "ScalarTimeSeries",
     "Series",
     "SeriesProvider",
+    "SessionStatus",
     "TensorDatum",
     "TensorTimeSeries",
     "downsample_indices",
 ]
-
-
-class DataClass(enum.Enum):
-    """How a time series' values are shaped (TensorBoard's ``DataClass``)."""
-
-    SCALAR = "scalar"
-    TENSOR = "tensor"
-    BLOB_SEQUENCE = "blob_sequence"
-
-
-@dataclass(frozen=True)
-class Run:
-    """A run: ``run_id`` and ``run_name`` are its path relative to the logdir."""
-
-    run_id: str
-    run_name: str
-    start_time: float | None
-
-
-@dataclass(frozen=True)
-class ScalarTimeSeries:
-    """Metadata of one scalar series."""
-
-    max_step: int
-    max_wall_time: float
-    plugin_content: bytes
-    description: str
-    display_name: str
-    last_value: float
-
-
-@dataclass(frozen=True)
-class TensorTimeSeries:
-    """Metadata of one tensor series."""
-
-    max_step: int
-    max_wall_time: float
-    plugin_content: bytes
-    description: str
-    display_name: str
-
-
-@dataclass(frozen=True)
-class BlobSequenceTimeSeries:
-    """Metadata of one blob-sequence series; ``max_length`` is its longest sequence."""
-
-    max_step: int
-    max_wall_time: float
-    max_length: int
-    plugin_content: bytes
-    description: str
-    display_name: str
-
-
-@dataclass(frozen=True)
-class ScalarDatum:
-    """One scalar point."""
-
-    step: int
-    wall_time: float
-    value: float
-
-
-@dataclass(frozen=True, eq=False)
-class TensorDatum:
-    """One tensor point; equality compares the arrays element-wise (NaN equal to NaN)."""
-
-    step: int
-    wall_time: float
-    numpy: np.ndarray
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TensorDatum):
-            return NotImplemented
-        a, b = self.numpy, other.numpy
-        same_array = (
-            a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")
-        )
-        return self.step == other.step and self.wall_time == other.wall_time and same_array
-
-    __hash__ = None  # type: ignore[assignment]
-
-
-@dataclass(frozen=True)
-class BlobReference:
-    """A reference to one blob; ``blob_key`` is URL-safe and opaque, read it with ``read_blob``."""
-
-    blob_key: str
-    url: str | None = None
-
-
-@dataclass(frozen=True)
-class BlobSequenceDatum:
-    """One blob-sequence point."""
-
-    step: int
-    wall_time: float
-    values: tuple[BlobReference, ...]
-
-
-@dataclass(frozen=True)
-class RunTagFilter:
-    """Which runs and tags a query covers; ``None`` means all.
-
-    Example:
-        >>> RunTagFilter(runs=["train"]).matches("train", "loss")
-        True
-    """
-
-    runs: frozenset[str] | None = None
-    tags: frozenset[str] | None = None
-
-    def __init__(self, runs: Iterable[str] | None = None, tags: Iterable[str] | None = None) -> None:
-        for name, given in (("runs", runs), ("tags", tags)):
-            if isinstance(given, str):
-                raise InvalidArgumentError(f"RunTagFilter {name} must be a collection of names, not a string")
-            object.__setattr__(self, name, None if given is None else frozenset(given))
-
-    def matches(self, run: str, tag: str) -> bool:
-        """True when ``run`` and ``tag`` both pass the filter."""
-        return (self.runs is None or run in self.runs) and (self.tags is None or tag in self.tags)
 
 
 def downsample_indices(steps: np.ndarray, k: int | None) -> np.ndarray:
@@ -284,6 +201,64 @@ class DataProvider(abc.ABC):
     @abc.abstractmethod
     def read_blob(self, blob_key: str) -> bytes:
         """The bytes of one blob. Raises NotFoundError for an unknown key."""
+
+    # -- hparams: computed from the ``hparams`` plugin's series and the scalars ------------
+
+    def list_hyperparameters(self, *, limit: int | None = None) -> HParamsExperiment:
+        """The hparams experiment: hyperparameters with domains, and metrics.
+
+        Taken from ``_hparams_/experiment`` summaries (merged over runs), else inferred
+        from the sessions' values and the scalars of their runs (see
+        :mod:`tbkit._provider_hparams`). Hyperparameters come with differing ones first,
+        then by name; ``limit`` keeps that many (None or 0: all).
+
+        Example:
+            >>> InMemoryProvider({}).list_hyperparameters().hyperparameters
+            ()
+        """
+        return _provider_hparams.list_hyperparameters(self, limit=limit)
+
+    def read_hyperparameters(
+        self,
+        *,
+        filters: Iterable[HParamFilter] | None = None,
+        sort: Sequence[HParamSort] | None = None,
+        hparams_to_include: Collection[str] | None = None,
+        statuses: Iterable[SessionStatus | str] | None = None,
+    ) -> list[HParamsSessionGroup]:
+        """The session groups: each group's hyperparameter values, sessions and metric values.
+
+        A session is a run with a ``_hparams_/session_start_info`` summary; its metric
+        values are the last scalars of the metrics' tags in its run or ``<run>/<group>``
+        sub-runs; its status comes from ``_hparams_/session_end_info``. Groups are sorted
+        by name, then by ``sort`` (missing values last).
+
+        Args:
+            filters: Keep groups whose value passes every :class:`HParamFilter`.
+            sort: :class:`HParamSort` keys on hyperparameters or metrics (``group/tag``).
+            hparams_to_include: Only these hyperparameters in each group (plus those
+                filtered or sorted on); None keeps all.
+            statuses: Only sessions of these statuses (``"success"``, ...).
+        """
+        return _provider_hparams.read_hyperparameters(
+            self, filters=filters, sort=sort, hparams_to_include=hparams_to_include, statuses=statuses
+        )
+
+    # -- file-based plugins (projector, profile): files, not series --------------------------
+
+    def list_plugin_files(
+        self, plugin_name: str, *, runs: Iterable[str] | None = None
+    ) -> dict[str, list[PluginFile]]:
+        """``{run: [files]}`` that the file-based plugin ``plugin_name`` reads (none by default).
+
+        ``projector``: each run's ``projector_config.pbtxt`` and the tensor, metadata,
+        sprite and bookmark files it names; ``profile``: the trace files.
+        """
+        return {}
+
+    def read_plugin_file(self, plugin_name: str, *, run: str, path: str) -> bytes:
+        """The bytes of a file listed by :meth:`list_plugin_files`; NotFoundError for any other."""
+        raise NotFoundError(f"no {plugin_name} file {path!r} in run {run!r}")
 
 
 def _blob_key(run: str, tag: str, point: int, index: int) -> str:

@@ -10,7 +10,10 @@ or ``"blob_sequence"``, used when a file's metadata leaves the data class unknow
 ``LEGACY_FIELD`` (the TF1 ``Summary.Value`` field it migrates, or None), and functions
 ``supported(content) -> bool`` (False for payloads newer than it knows), ``decode(array)``
 (modern tensor to the stored value), optionally ``migrate(value)`` (legacy value to the
-modern tensor), ``blobs(stored)`` (blob-sequence kinds) and ``rows(stored)`` (frames).
+modern tensor), ``blobs(stored)`` (blob-sequence kinds), ``rows(stored)`` (frames) and
+``check(content) -> str | None`` (why a series' payload cannot be fully read: recorded as
+a problem naming the file). File-based plugins (``projector``, ``profile``) set
+``FILE_BASED = True`` and read their files through :mod:`tbkit.record.storage`.
 
 The serve side is listed the same way: :data:`ROUTES` names the built-in route modules
 (imported only by the server) and the ``tbkit.plugin_routes`` entry-point group adds
@@ -47,8 +50,16 @@ ROUTES_ENTRY_POINT_GROUP = "tbkit.plugin_routes"
 
 BUILTIN: dict[str, str] = {
     "audio": "tbkit.plugins.audio.decode",
+    "custom_scalars": "tbkit.plugins.custom_scalars.decode",
+    "graph_keras_model": "tbkit.plugins.graphs.decode_keras",
+    "graphs": "tbkit.plugins.graphs.decode",
     "histograms": "tbkit.plugins.histograms.decode",
+    "hparams": "tbkit.plugins.hparams.decode",
     "images": "tbkit.plugins.images.decode",
+    "mesh": "tbkit.plugins.mesh.decode",
+    "pr_curves": "tbkit.plugins.pr_curves.decode",
+    "profile": "tbkit.plugins.profile.decode",
+    "projector": "tbkit.plugins.projector.decode",
     "scalars": "tbkit.plugins.scalars.decode",
     "tensor": "tbkit.plugins.tensors.decode",
     "text": "tbkit.plugins.text.decode",

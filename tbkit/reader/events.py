@@ -95,6 +95,13 @@ class RunData:
         if dec is not None and not dec.supported(meta.plugin_content):
             created.refused = True
             self.problem(path, None, f"tag {tag!r}: {meta.plugin_name} payload of a newer version; not read")
+        elif dec is not None and hasattr(dec, "check"):
+            try:
+                reason = dec.check(meta.plugin_content)
+            except ValueError as exc:
+                reason = str(exc)
+            if reason:
+                self.problem(path, None, f"tag {tag!r}: {reason}")
         self.series[tag] = created
         return created
 
@@ -126,9 +133,17 @@ class RunData:
 
     def _add_blob(self, tag: str, plugin: str, event: event_pb2.Event, blob: bytes, state: FileState) -> None:
         series = self._series_for(tag, SeriesMeta(plugin, DataClass.BLOB_SEQUENCE), state.path)
+        if series.refused:
+            return
         value = np.empty(1, dtype=object)
         value[0] = blob
-        self._add_point(series, event.step, event.wall_time, value, state)
+        dec = registry.decoder(plugin)
+        try:
+            stored = dec.decode(value) if dec is not None else value
+        except ValueError as exc:
+            self.problem(state.path, None, f"tag {tag!r} at step {event.step}: {exc}")
+            return
+        self._add_point(series, event.step, event.wall_time, stored, state)
 
     @staticmethod
     def _meta_of(value: summary_pb2.Summary.Value, legacy: object | None) -> SeriesMeta:

@@ -32,7 +32,20 @@ __all__ = [
     "tensors_frame",
 ]
 
-DEDICATED_PLUGINS = ("histograms", "images", "audio", "text")
+# Plugins with a frame of their own (tensors() leaves them out unless asked by name).
+DEDICATED_PLUGINS = (
+    "histograms",
+    "images",
+    "audio",
+    "text",
+    "pr_curves",
+    "custom_scalars",
+    "mesh",
+    "hparams",
+    "graphs",
+    "graph_keras_model",
+    "graph_tagged_run_metadata",
+)
 _KIND_COLUMNS = {
     "histograms": ["edges", "counts"],
     "images": ["index", "width", "height", "format", "data"],

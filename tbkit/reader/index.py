@@ -16,10 +16,11 @@ import numpy as np
 
 from tbkit.errors import InvalidArgumentError
 from tbkit.plugins import registry
-from tbkit.provider import DataClass, Run, Series, SeriesProvider
+from tbkit.provider import DataClass, PluginFile, Run, Series, SeriesProvider
 from tbkit.reader.discovery import discover_runs
 from tbkit.reader.events import Problem, RunData
 from tbkit.reader.loader import load_file
+from tbkit.record import storage
 
 __all__ = ["LogdirIndex", "LogdirProvider", "name_filter"]
 
@@ -72,6 +73,7 @@ class LogdirIndex:
         self._loaded = False
         self._signature: tuple[object, ...] = ()
         self._generation = 0
+        self._file_problems: dict[str, list[Problem]] = {}
 
     def discover(self) -> dict[str, list[str]]:
         """Find runs and their event files (reads no data); returns ``{run: [paths]}``."""
@@ -112,7 +114,7 @@ class LogdirIndex:
                 tuple(sorted((p, s.tail.offset, s.tail.reason) for p, s in run.files.items() if s.tail)),
             )
             for name, run in sorted(self._runs.items())
-        )
+        ) + tuple((kind, len(found)) for kind, found in sorted(self._file_problems.items()))
         if signature != self._signature:
             self._signature = signature
             self._generation += 1
@@ -131,12 +133,37 @@ class LogdirIndex:
             return [self._runs[name] for name in sorted(self._files)]
 
     def problems(self) -> list[Problem]:
-        """Every problem met so far, plus pending incomplete last records."""
+        """Every problem met so far, plus pending incomplete last records.
+
+        Problems of file-based kinds (embeddings, traces) are listed once those were read.
+        """
         out = []
         for run in self.runs():
             out.extend(run.problems)
             out.extend(state.tail for state in run.files.values() if state.tail is not None)
+        with self._lock:
+            for kind in sorted(self._file_problems):
+                out.extend(self._file_problems[kind])
         return out
+
+    # -- file-based kinds (projector, profile): read through their plugins, not the loader --
+
+    def wants_run(self, run: str) -> bool:
+        """Whether the ``runs=`` filter keeps ``run``."""
+        return self._run_filter is None or bool(self._run_filter(run))
+
+    def run_dir(self, run: str) -> str:
+        """The directory of ``run`` (``.`` is the logdir itself)."""
+        return self.logdir if run == "." else storage.join(self.logdir, *run.split("/"))
+
+    def file_runs(self) -> list[str]:
+        """Runs where file-based plugins look for their files: every run, and the logdir itself."""
+        return sorted(name for name in set(self.files()) | {"."} if self.wants_run(name))
+
+    def set_file_problems(self, kind: str, problems: list[Problem]) -> None:
+        """Replace the problems found by the file-based kind ``kind`` (its latest read)."""
+        with self._lock:
+            self._file_problems[kind] = list(problems)
 
 
 def _blob_values(series_values: np.ndarray, plugin_name: str) -> list[list[bytes]]:
@@ -164,6 +191,18 @@ class LogdirProvider(SeriesProvider):
 
     def list_runs(self) -> list[Run]:
         return [Run(r.name, r.name, r.start_time) for r in self.index.runs()]
+
+    def list_plugin_files(
+        self, plugin_name: str, *, runs: Iterable[str] | None = None
+    ) -> dict[str, list[PluginFile]]:
+        from tbkit.reader import file_frames
+
+        return file_frames.list_plugin_files(self.index, plugin_name, None if runs is None else set(runs))
+
+    def read_plugin_file(self, plugin_name: str, *, run: str, path: str) -> bytes:
+        from tbkit.reader import file_frames
+
+        return file_frames.read_plugin_file(self.index, plugin_name, run, path)
 
     def series(self, data_class: DataClass | None = None, plugin_name: str | None = None) -> list[Series]:
         out = []

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tbkit.plugins import registry
-from tbkit.reader import frames
+from tbkit.reader import file_frames, frames, rich_frames
 from tbkit.reader.index import LogdirIndex, LogdirProvider, NameSpec
 
 if TYPE_CHECKING:
@@ -15,7 +15,25 @@ if TYPE_CHECKING:
 
 __all__ = ["Logdir", "read"]
 
-_KINDS = ("scalars", "histograms", "images", "audio", "text", "tensors", "runs", "tags", "problems")
+_KINDS = (
+    "scalars",
+    "histograms",
+    "images",
+    "audio",
+    "text",
+    "tensors",
+    "pr_curves",
+    "custom_scalars",
+    "meshes",
+    "graphs",
+    "graph_nodes",
+    "hparams",
+    "embeddings",
+    "traces",
+    "runs",
+    "tags",
+    "problems",
+)
 
 
 def _copy_on_write() -> bool:
@@ -59,6 +77,7 @@ class Logdir:
         self._index.discover()
         self._provider = LogdirProvider(self._index)
         self._cache: dict[tuple[Any, ...], Any] = {}
+        self._file_cache: dict[tuple[Any, ...], Any] = {}  # file-based kinds: until reload()
         self._generation = -1
 
     def __repr__(self) -> str:
@@ -85,9 +104,19 @@ class Logdir:
             frame = self._cache[key] = build()
         return frame.copy(deep=not _copy_on_write())
 
+    def _cached_files(self, key: tuple[Any, ...], build: Any) -> pd.DataFrame:
+        frame = self._file_cache.get(key)
+        if frame is None:
+            frame = self._file_cache[key] = build()
+        return frame.copy(deep=not _copy_on_write())
+
     def reload(self) -> Logdir:
-        """Read what was written since the last read (new runs, files and bytes only)."""
+        """Read what was written since the last read (new runs, files and bytes only).
+
+        Embeddings and traces (plain files, not events) are read again on their next call.
+        """
         self._index.reload()
+        self._file_cache.clear()
         return self
 
     def runs(self) -> pd.DataFrame:
@@ -131,6 +160,46 @@ class Logdir:
         Without ``plugin``: every non-scalar series that has no method of its own.
         """
         return self._cached(("tensors", plugin), lambda: frames.tensors_frame(self._index, plugin))
+
+    def pr_curves(self) -> pd.DataFrame:
+        """run, tag, step, wall_time, thresholds, tp, fp, tn, fn, precision, recall (float64 arrays)."""
+        return self._cached(("pr_curves",), lambda: rich_frames.pr_curves_frame(self._index))
+
+    def custom_scalars(self) -> pd.DataFrame:
+        """run, tag, step, wall_time, layout (``{category: {title: [kind, tags]}}``), proto (``Layout``)."""
+        return self._cached(("custom_scalars",), lambda: rich_frames.custom_scalars_frame(self._index))
+
+    def meshes(self) -> pd.DataFrame:
+        """run, tag (mesh name), step, wall_time, vertices, faces, colors (arrays or None), config (dict)."""
+        return self._cached(("meshes",), lambda: rich_frames.meshes_frame(self._index))
+
+    def graphs(self) -> pd.DataFrame:
+        """run, tag, step, wall_time, kind (op_graph, keras, run_metadata), graph, nodes (count).
+
+        ``graph`` is a ``GraphDef`` message for op graphs, the model config dict for Keras
+        models, the serialized ``RunMetadata`` for run metadata.
+        """
+        return self._cached(("graphs",), lambda: rich_frames.graphs_frame(self._index))
+
+    def graph_nodes(self) -> pd.DataFrame:
+        """run, tag, step, kind, name, op, inputs, shape, scope, device: one row per graph node
+        (op graphs) or layer (Keras models)."""
+        return self._cached(("graph_nodes",), lambda: rich_frames.graph_nodes_frame(self._index))
+
+    def hparams(self) -> pd.DataFrame:
+        """One row per session: run, group, status, start_time, end_time, each hyperparameter
+        (float64, boolean or string; NA where missing), then each metric's last value (float64)."""
+        return self._cached(("hparams",), lambda: rich_frames.hparams_frame(self._provider))
+
+    def embeddings(self) -> pd.DataFrame:
+        """run, tag, step, shape, tensor (N×D float64), metadata (frame or None), sprite (PNG bytes),
+        sprite_image_dim, tensor_path: the projector's embeddings, read from their files."""
+        return self._cached_files(("embeddings",), lambda: file_frames.embeddings_frame(self._index))
+
+    def traces(self, top: int | None = 20) -> pd.DataFrame:
+        """run, session, worker, path, events, start_us, span_us, top_ops (frame of the ``top`` ops
+        by self time: name, category, count, total_us, self_us): one row per profiler trace file."""
+        return self._cached_files(("traces", top), lambda: file_frames.traces_frame(self._index, top))
 
     def to_parquet(self, path: str, kind: str = "scalars", **kwargs: Any) -> None:
         """Write the frame of ``kind`` (e.g. ``"scalars"``, ``"images"``) to a Parquet file.

@@ -10,7 +10,7 @@ import pytest
 import tbkit
 from tbkit._tensors import make_tensor_proto
 from tbkit.plugins.scalars.metadata import create_summary_metadata
-from tbkit.proto import event_pb2, histogram_pb2, plugins_pb2, summary_pb2
+from tbkit.proto import event_pb2, graph_pb2, histogram_pb2, plugins_pb2, summary_pb2
 from tests.reader._events import header, records, simple, start, write
 
 
@@ -180,11 +180,12 @@ def test_memory_filesystem(tmp_path):
 
 
 def test_graph_def_becomes_a_blob_sequence(tmp_path):
-    write(tmp_path / "run", [header(), event_pb2.Event(step=0, wall_time=1.0, graph_def=b"graphbytes")])
+    graph = graph_pb2.GraphDef(node=[graph_pb2.NodeDef(name="a", op="Const")]).SerializeToString()
+    write(tmp_path / "run", [header(), event_pb2.Event(step=0, wall_time=1.0, graph_def=graph)])
     provider = tbkit.read(str(tmp_path)).provider
     seqs = provider.read_blob_sequences("graphs")
     (datum,) = seqs["run"]["__run_graph__"]
-    assert provider.read_blob(datum.values[0].blob_key) == b"graphbytes"
+    assert provider.read_blob(datum.values[0].blob_key) == graph
 
 
 @pytest.mark.parametrize("step", [0, 1, 127, 128, 2**31, 2**63 - 1, -5])

@@ -1,0 +1,191 @@
+"""Reading profiler traces (Chrome trace-event JSON, plain or gzip'ed) found in a logdir.
+
+A file-based plugin, not events. Two layouts are found (:func:`find_traces`):
+
+* ``<run>/plugins/profile/<session>/<worker>[.pt].trace.json[.gz]``: TensorFlow's profiler,
+  the TensorBoard profile plugin and :mod:`tbkit.profiler`;
+* ``<run>/<worker>.<timestamp>.pt.trace.json[.gz]``: ``torch.profiler.tensorboard_trace_handler``
+  (torch-tb-profiler's layout); the timestamp names the session.
+
+:func:`summarize` turns one trace into its event count, time span and a table of ops by
+self time: for complete events (``"ph": "X"``) of each thread, an event's self time is its
+duration minus the time covered by the events nested directly in it.
+
+Example:
+    >>> summarize(b'{"traceEvents": [{"ph": "X", "name": "a", "ts": 0, "dur": 10}]}')["events"]
+    1
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from typing import Any
+
+import numpy as np
+
+from tbkit.errors import StorageError
+from tbkit.record import storage
+
+__all__ = [
+    "DATA_CLASS",
+    "FILE_BASED",
+    "LEGACY_FIELD",
+    "PLUGIN_NAME",
+    "decode",
+    "find_traces",
+    "load",
+    "summarize",
+    "supported",
+]
+
+PLUGIN_NAME = "profile"
+DATA_CLASS = "tensor"
+LEGACY_FIELD = None
+FILE_BASED = True
+PROFILE_DIR = ("plugins", "profile")
+_MAX_DEPTH = 32
+_PLUGIN_TRACE = re.compile(r"^(?P<worker>.+?)(\.pt)?\.trace\.json(\.gz)?$")
+_TORCH_TRACE = re.compile(r"^(?P<worker>.+)\.(?P<session>\d+)\.pt\.trace\.json(\.gz)?$")
+
+
+def supported(content: bytes) -> bool:
+    """Traces are not summaries; any payload is accepted."""
+    return True
+
+
+def decode(array: np.ndarray) -> np.ndarray:
+    """Traces are not summaries; a tensor is kept as it is."""
+    return array
+
+
+def _run_name(parts: list[str]) -> str:
+    return "/".join(parts) if parts else "."
+
+
+def find_traces(logdir: str) -> list[dict[str, str]]:
+    """Every trace file under ``logdir``: ``{"run", "session", "worker", "path", "relative"}``.
+
+    ``relative`` is the path below the run directory (``/`` separated). Hidden directories
+    are skipped; the result is sorted by run, session, worker.
+    """
+    found = []
+    stack: list[tuple[str, list[str]]] = [(logdir, [])]
+    while stack:
+        path, parts = stack.pop()
+        try:
+            entries = storage.listdir(path)
+        except (StorageError, FileNotFoundError):
+            continue
+        in_session = len(parts) >= 3 and tuple(parts[-3:-1]) == PROFILE_DIR
+        for name, is_dir in entries:
+            if is_dir:
+                if not name.startswith(".") and len(parts) < _MAX_DEPTH:
+                    stack.append((storage.join(path, name), [*parts, name]))
+                continue
+            full = storage.join(path, name)
+            torch = _TORCH_TRACE.match(name)
+            plugin = _PLUGIN_TRACE.match(name)
+            if in_session and plugin:
+                run_parts = parts[:-3]
+                relative = "/".join([*parts[-3:], name])
+                found.append({"run": _run_name(run_parts), "session": parts[-1], "relative": relative,
+                              "worker": plugin.group("worker"), "path": full})  # fmt: skip
+            elif torch:
+                found.append({"run": _run_name(parts), "session": torch.group("session"),
+                              "worker": torch.group("worker"), "path": full, "relative": name})  # fmt: skip
+    return sorted(found, key=lambda t: (t["run"], t["session"], t["worker"], t["relative"]))
+
+
+def load(data: bytes) -> list[dict[str, Any]]:
+    """The trace events of a trace file's bytes (gzip'ed or not; an object or a bare list).
+
+    Raises:
+        ValueError: Not trace-event JSON.
+    """
+    try:
+        text = gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
+        value = json.loads(text)
+    except (OSError, EOFError, UnicodeDecodeError, ValueError) as exc:
+        raise ValueError(f"not trace-event JSON: {exc}") from exc
+    events = value.get("traceEvents") if isinstance(value, dict) else value
+    if not isinstance(events, list):
+        raise ValueError("not trace-event JSON: no 'traceEvents' list")
+    return [e for e in events if isinstance(e, dict)]
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        return None
+
+
+def _self_times(complete: list[tuple[Any, float, float, int]], n: int) -> list[float]:
+    """Self time of each complete event: its duration minus that of events directly inside it."""
+    self_time = [0.0] * n
+    by_thread: dict[Any, list[tuple[float, float, int]]] = {}
+    for thread, ts, dur, i in complete:
+        by_thread.setdefault(thread, []).append((ts, dur, i))
+        self_time[i] = dur
+    for items in by_thread.values():
+        items.sort(key=lambda x: (x[0], -x[1]))
+        stack: list[tuple[float, int]] = []  # (end, index)
+        for ts, dur, i in items:
+            while stack and stack[-1][0] <= ts:
+                stack.pop()
+            end = ts + dur
+            if stack:
+                parent_end, parent = stack[-1]
+                self_time[parent] -= min(end, parent_end) - ts
+            stack.append((end, i))
+    return [max(t, 0.0) for t in self_time]
+
+
+def summarize(data: bytes, *, top: int | None = 20) -> dict[str, Any]:
+    """Statistics of one trace file's bytes.
+
+    Returns:
+        ``events`` (count), ``start_us`` and ``span_us`` (from the first event's start to
+        the last one's end, in the trace's microseconds; NaN without timed events) and
+        ``top_ops``: rows ``{name, category, count, total_us, self_us}`` of complete events,
+        by self time (largest first), the ``top`` first (None: all).
+
+    Raises:
+        ValueError: Not trace-event JSON.
+    """
+    events = load(data)
+    starts, ends = [], []
+    complete = []
+    for event in events:
+        ts = _number(event.get("ts"))
+        if ts is None:
+            continue
+        dur = _number(event.get("dur")) if event.get("ph") == "X" else None
+        starts.append(ts)
+        ends.append(ts + (dur or 0.0))
+        if dur is not None and dur >= 0:
+            complete.append(((event.get("pid"), event.get("tid")), ts, dur, event))
+    indexed = [(thread, ts, dur, i) for i, (thread, ts, dur, _) in enumerate(complete)]
+    self_time = _self_times(indexed, len(complete))
+    ops: dict[tuple[str, str], dict[str, Any]] = {}
+    for (_, _, dur, event), own in zip(complete, self_time, strict=True):
+        key = (str(event.get("name", "")), str(event.get("cat", "")))
+        row = ops.setdefault(
+            key, {"name": key[0], "category": key[1], "count": 0, "total_us": 0.0, "self_us": 0.0}
+        )
+        row["count"] += 1
+        row["total_us"] += dur
+        row["self_us"] += own
+    table = sorted(ops.values(), key=lambda r: (-r["self_us"], r["name"], r["category"]))
+    start = min(starts) if starts else float("nan")
+    span = max(ends) - start if starts else float("nan")
+    return {
+        "events": len(events),
+        "start_us": start,
+        "span_us": span,
+        "top_ops": table[:top] if top else table,
+    }

@@ -1,0 +1,213 @@
+"""Reading embeddings: a run's ``projector_config.pbtxt`` and the TSV and sprite files it names.
+
+Not events: the projector is a file-based plugin. Paths in the config are relative to the
+run directory (absolute ones are read as given but never listed for serving). Every file
+is read through :mod:`tbkit.record.storage`. A config that does not parse, a missing or
+malformed tensor file, a missing metadata file or sprite are reported as problems
+``(path, reason)``; the other embeddings (and runs) still read.
+
+Example:
+    >>> embeddings("memory://no/run")
+    ([], [])
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+from google.protobuf import text_format
+
+from tbkit.errors import StorageError
+from tbkit.plugins.projector.metadata import CONFIG_FILENAME, PLUGIN_NAME
+from tbkit.proto import projector_pb2
+from tbkit.record import storage
+
+__all__ = [
+    "DATA_CLASS",
+    "FILE_BASED",
+    "LEGACY_FIELD",
+    "PLUGIN_NAME",
+    "decode",
+    "embeddings",
+    "list_files",
+    "parse_metadata",
+    "parse_tensors",
+    "read_config",
+    "supported",
+]
+
+DATA_CLASS = "tensor"
+LEGACY_FIELD = None
+FILE_BASED = True
+_STEP = re.compile(r":(\d+)$")
+
+Problems = list[tuple[str, str]]
+
+
+def supported(content: bytes) -> bool:
+    """The projector writes no summaries; any payload is accepted."""
+    return True
+
+
+def decode(array: np.ndarray) -> np.ndarray:
+    """The projector writes no summaries; a tensor is kept as it is."""
+    return array
+
+
+def _inside(relative: str) -> bool:
+    parts = relative.replace("\\", "/").split("/")
+    return (
+        bool(relative) and not relative.startswith(("/", "\\")) and ".." not in parts and ":" not in parts[0]
+    )
+
+
+def _resolve(run_dir: str, path: str) -> str:
+    if not _inside(path):
+        return path
+    return storage.join(run_dir, *path.replace("\\", "/").split("/"))
+
+
+def read_config(run_dir: str) -> tuple[projector_pb2.ProjectorConfig | None, Problems]:
+    """The run's ``ProjectorConfig``: None (and no problem) without a config file.
+
+    A config that cannot be read or parsed gives None and a problem naming it.
+    """
+    path = storage.join(run_dir, CONFIG_FILENAME)
+    try:
+        if not storage.exists(path):
+            return None, []
+        text = storage.read_bytes(path).decode("utf-8")
+        config = projector_pb2.ProjectorConfig()
+        text_format.Parse(text, config)
+    except StorageError as exc:
+        return None, [(path, str(exc))]
+    except (text_format.ParseError, UnicodeDecodeError) as exc:
+        return None, [(path, f"not a ProjectorConfig in text format: {exc}")]
+    return config, []
+
+
+def _referenced(info: projector_pb2.EmbeddingInfo) -> list[str]:
+    paths = [info.tensor_path, info.metadata_path, info.bookmarks_path, info.sprite.image_path]
+    return [p for p in paths if p]
+
+
+def list_files(run_dir: str) -> tuple[list[str], Problems]:
+    """The config and the files it names that exist inside the run directory (``/`` separated)."""
+    config, problems = read_config(run_dir)
+    if config is None:
+        return [], problems
+    out = [CONFIG_FILENAME]
+    for info in config.embeddings:
+        for relative in _referenced(info):
+            relative = relative.replace("\\", "/")
+            if _inside(relative) and relative not in out and storage.exists(_resolve(run_dir, relative)):
+                out.append(relative)
+    return out, problems
+
+
+def parse_tensors(data: bytes) -> np.ndarray:
+    """``tensors.tsv`` as an ``N×D`` float64 array (float32 values written with 9 digits stay exact
+    when cast back).
+
+    Raises:
+        ValueError: Rows of different lengths, or a value that is not a number.
+
+    Example:
+        >>> parse_tensors(b"0.5\\t2\\n1\\t-3\\n").tolist()
+        [[0.5, 2.0], [1.0, -3.0]]
+    """
+    lines = [line for line in data.decode("utf-8").split("\n") if line.strip()]
+    rows = [line.rstrip("\r").split("\t") for line in lines]
+    widths = {len(r) for r in rows}
+    if len(widths) > 1:
+        raise ValueError(f"rows have different numbers of values: {sorted(widths)}")
+    try:
+        return np.array([[float(x) for x in r] for r in rows], dtype=np.float64).reshape(len(rows), -1)
+    except ValueError as exc:
+        raise ValueError(f"not a number: {exc}") from exc
+
+
+def parse_metadata(data: bytes) -> tuple[list[str], list[list[str]]]:
+    """``metadata.tsv`` as ``(columns, rows)``: with several columns the first line is the header
+    (TensorBoard's rule); a single column has no header and is named ``label``.
+
+    Example:
+        >>> parse_metadata(b"name\\tid\\na\\t1\\n")
+        (['name', 'id'], [['a', '1']])
+    """
+    lines = data.decode("utf-8").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    lines = [line.rstrip("\r") for line in lines]
+    if lines and "\t" in lines[0]:
+        header = lines[0].split("\t")
+        return header, [line.split("\t") for line in lines[1:]]
+    return ["label"], [[line] for line in lines]
+
+
+def _step(info: projector_pb2.EmbeddingInfo) -> int | None:
+    found = _STEP.search(info.tensor_name)
+    return int(found.group(1)) if found else None
+
+
+def _one(run_dir: str, info: projector_pb2.EmbeddingInfo, problems: Problems) -> dict[str, Any] | None:
+    if not info.tensor_path:
+        reason = f"embedding {info.tensor_name!r} has no tensor_path (checkpoint tensors are not read)"
+        problems.append((storage.join(run_dir, CONFIG_FILENAME), reason))
+        return None
+    tensor_file = _resolve(run_dir, info.tensor_path)
+    try:
+        tensor = parse_tensors(storage.read_bytes(tensor_file))
+    except StorageError as exc:
+        problems.append((tensor_file, f"embedding {info.tensor_name!r}: {exc}"))
+        return None
+    except (ValueError, UnicodeDecodeError) as exc:
+        problems.append((tensor_file, f"embedding {info.tensor_name!r}: not a tensors TSV ({exc})"))
+        return None
+    columns: list[str] | None = None
+    rows: list[list[str]] | None = None
+    if info.metadata_path:
+        metadata_file = _resolve(run_dir, info.metadata_path)
+        try:
+            columns, rows = parse_metadata(storage.read_bytes(metadata_file))
+            if len(rows) != len(tensor):
+                problems.append((metadata_file, f"embedding {info.tensor_name!r}: {len(rows)} metadata rows "
+                                 f"for {len(tensor)} points"))  # fmt: skip
+        except StorageError as exc:
+            problems.append((metadata_file, f"embedding {info.tensor_name!r}: {exc}"))
+        except UnicodeDecodeError as exc:
+            problems.append((metadata_file, f"embedding {info.tensor_name!r}: metadata is not UTF-8 ({exc})"))
+    sprite = None
+    if info.sprite.image_path:
+        sprite_file = _resolve(run_dir, info.sprite.image_path)
+        try:
+            sprite = storage.read_bytes(sprite_file)
+        except StorageError as exc:
+            problems.append((sprite_file, f"embedding {info.tensor_name!r}: sprite missing ({exc})"))
+    dim = tuple(info.sprite.single_image_dim) if info.sprite.single_image_dim else None
+    return {
+        "tag": info.tensor_name, "step": _step(info), "shape": tuple(tensor.shape), "tensor": tensor,
+        "metadata_columns": columns, "metadata_rows": rows, "sprite": sprite, "sprite_image_dim": dim,
+        "tensor_path": info.tensor_path,
+    }  # fmt: skip
+
+
+def embeddings(run_dir: str) -> tuple[list[dict[str, Any]], Problems]:
+    """Every readable embedding of the run directory, in config order, and the problems met.
+
+    Each record has ``tag`` (the tensor name), ``step`` (from a ``name:00007`` tensor
+    name, else None), ``shape``, ``tensor`` (float64 ``N×D``), ``metadata_columns`` and
+    ``metadata_rows`` (None without metadata), ``sprite`` (PNG bytes or None),
+    ``sprite_image_dim`` (``(width, height)`` of one thumbnail) and ``tensor_path``.
+    """
+    config, problems = read_config(run_dir)
+    if config is None:
+        return [], problems
+    out = []
+    for info in config.embeddings:
+        record = _one(run_dir, info, problems)
+        if record is not None:
+            out.append(record)
+    return out, problems
