@@ -253,7 +253,8 @@ PAGE = {
         ),
     },
     "tbkit": {
-        "chart": "canvas[data-ready='1']",
+        "chart": ".scalar-card canvas.chart-canvas",
+        "ready_js": "() => document.querySelector('.scalar-card .chart')?.dataset.ready === '1'",
         "run_items": ".run-list .run-item",
         "colors_js": None,  # from /data/runs
     },
@@ -296,6 +297,9 @@ def first_chart_drawn(server: Server, page: Any) -> int:
     """Pixels of a run colour in the first scalar chart's canvas (0 when there is none yet)."""
     chart = page.locator(PAGE[server.tool]["chart"]).first
     if chart.count() == 0:
+        return 0
+    ready = PAGE[server.tool].get("ready_js")
+    if ready and not page.evaluate(ready):
         return 0
     colors = run_colors(server, page)
     if not colors:

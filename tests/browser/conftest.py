@@ -105,6 +105,47 @@ def _artifact_name(nodeid: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", nodeid.split("/")[-1]).strip("_")[:150]
 
 
+@dataclass
+class Served:
+    """A running tbkit server over one logdir."""
+
+    handle: Any
+    logdir: Path
+
+    @property
+    def url(self) -> str:
+        """The base URL on 127.0.0.1 (the handle says ``localhost``), without a trailing slash."""
+        prefix = urlsplit(str(self.handle.url)).path.rstrip("/")
+        return f"http://127.0.0.1:{self.handle.port}{prefix}"
+
+
+def _start_server(logdir: Path, reload_interval: float, **options: Any) -> Any:
+    """The real server, as ``tbkit serve`` builds it, on 127.0.0.1 port 0 in a thread."""
+    from tbkit.reader.multi import MultiLogdirProvider
+    from tbkit.server.serve import start
+
+    provider = MultiLogdirProvider([("", str(logdir))])
+    return start(provider, host="127.0.0.1", port=0, reload_interval=reload_interval, **options)
+
+
+@pytest.fixture
+def serve() -> Iterator[Callable[..., Served]]:
+    """A factory: ``serve(logdir, reload_interval=0)`` starts the tbkit server in this process."""
+    started: list[Any] = []
+
+    def start(logdir: Path, reload_interval: float = 0, **options: Any) -> Served:
+        handle = _start_server(Path(logdir), reload_interval, **options)
+        started.append(handle)
+        assert handle.host == "127.0.0.1" and handle.port > 0
+        return Served(handle, Path(logdir))
+
+    try:
+        yield start
+    finally:
+        for handle in reversed(started):
+            handle.close()
+
+
 @pytest.fixture
 def page_problems() -> PageProblems:
     """The problems the ``page`` fixture records; tests may call ``.check()`` early."""
@@ -112,8 +153,13 @@ def page_problems() -> PageProblems:
 
 
 @pytest.fixture
-def page(browser: Any, page_problems: PageProblems, request: pytest.FixtureRequest) -> Iterator[Any]:
-    """A fresh page in its own context; fails the test on errors or requests leaving 127.0.0.1."""
+def page(
+    browser: Any, page_problems: PageProblems, serve: Callable[..., Served], request: pytest.FixtureRequest
+) -> Iterator[Any]:
+    """A fresh page in its own context; fails the test on errors or requests leaving 127.0.0.1.
+
+    It depends on ``serve`` so that the page is closed before any server the test started.
+    """
     context = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
 
     def record(url: str) -> None:
@@ -157,43 +203,6 @@ def page(browser: Any, page_problems: PageProblems, request: pytest.FixtureReque
             print(f"screenshot failed: {exc}")
         context.close()
     page_problems.check()
-
-
-@dataclass
-class Served:
-    """A running tbkit server over one logdir."""
-
-    handle: Any
-    logdir: Path
-
-    @property
-    def url(self) -> str:
-        """The base URL, ending without a slash."""
-        return str(self.handle.url).rstrip("/")
-
-
-def _start_server(logdir: Path, reload_interval: float, **options: Any) -> Any:
-    from tbkit.server.serve import start_server
-
-    return start_server(str(logdir), host="127.0.0.1", port=0, reload_interval=reload_interval, **options)
-
-
-@pytest.fixture
-def serve() -> Iterator[Callable[..., Served]]:
-    """A factory: ``serve(logdir, reload_interval=0)`` starts the tbkit server in this process."""
-    started: list[Any] = []
-
-    def start(logdir: Path, reload_interval: float = 0, **options: Any) -> Served:
-        handle = _start_server(Path(logdir), reload_interval, **options)
-        started.append(handle)
-        assert urlsplit(handle.url).hostname == "127.0.0.1"
-        return Served(handle, Path(logdir))
-
-    try:
-        yield start
-    finally:
-        for handle in reversed(started):
-            handle.close()
 
 
 @pytest.fixture(scope="session")
