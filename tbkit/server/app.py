@@ -162,6 +162,7 @@ def create_app(
     static_url = f"{prefix}/static/{files.version}"
 
     app = Flask(__name__, static_folder=None)
+    app.url_map.merge_slashes = False  # "//" is refused by the static route, never redirected
     app.config["MAX_CONTENT_LENGTH"] = MAX_CONTENT_LENGTH
     app.config["JSON_SORT_KEYS"] = False
     app.extensions[_web.EXTENSION] = _web.AppState(

@@ -239,5 +239,7 @@ def zip_of_csv(entries: Iterable[tuple[str, str, Columns]]) -> bytes:
                 k += 1
                 name = f"{base}~{k}.csv"
             used.add(name.lower())
-            archive.writestr(name, to_csv(columns))
+            member = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))  # deterministic archives
+            member.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(member, to_csv(columns), compresslevel=1)
     return buffer.getvalue()

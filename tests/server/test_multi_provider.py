@@ -1,0 +1,63 @@
+"""MultiLogdirProvider: several logdirs, name prefixes, per-run loading."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+import tbkit
+from tbkit import SummaryWriter
+from tbkit.reader.multi import MultiLogdirProvider
+
+
+def _write(path: Path, tag: str = "loss", n: int = 5) -> None:
+    with SummaryWriter(str(path)) as w:
+        for step in range(n):
+            w.add_scalar(tag, step * 2.0, step)
+            w.add_image("img", np.zeros((3, 4, 4)), step)
+
+
+def test_names_are_prefixed_with_several_logdirs(tmp_path: Path) -> None:
+    _write(tmp_path / "x" / "a")
+    _write(tmp_path / "y")  # a logdir that is itself a run
+    provider = MultiLogdirProvider([("first", str(tmp_path / "x")), ("second", str(tmp_path / "y"))])
+    assert provider.data_location() == f"first:{tmp_path / 'x'},second:{tmp_path / 'y'}"
+    provider.reload()
+    assert [r.run_name for r in provider.list_runs()] == ["first/a", "second"]
+    scalars = provider.read_scalars("scalars")
+    assert [p.value for p in scalars["second"]["loss"]] == [0.0, 2.0, 4.0, 6.0, 8.0]
+    blobs = provider.read_blob_sequences("images")["first/a"]["img"]
+    assert provider.read_blob(blobs[0].values[0].blob_key) == b"4"
+
+
+def test_one_logdir_matches_tbkit_read(tmp_path: Path) -> None:
+    _write(tmp_path / "a", n=7)
+    _write(tmp_path / "a" / "nested", n=3)
+    _write(tmp_path, n=2)  # the logdir itself is a run too: "."
+    provider = MultiLogdirProvider([("", str(tmp_path))])
+    provider.reload()
+    reference = tbkit.read(str(tmp_path)).provider
+    assert [r.run_name for r in provider.list_runs()] == [r.run_name for r in reference.list_runs()]
+    assert provider.read_scalars("scalars") == reference.read_scalars("scalars")
+    assert provider.list_plugins() == reference.list_plugins()
+
+
+def test_runs_are_listed_before_they_are_read(tmp_path: Path) -> None:
+    _write(tmp_path / "a")
+    provider = MultiLogdirProvider([("", str(tmp_path))])
+    assert provider.discover() == ["a"]
+    assert [(r.run_name, r.start_time) for r in provider.list_runs()] == [("a", None)]
+    assert provider.read_scalars("scalars") == {} and not provider.loaded
+    provider.reload()
+    assert provider.loaded and provider.list_runs()[0].start_time is not None
+    assert len(provider.read_scalars("scalars")["a"]["loss"]) == 5
+
+
+def test_generation_changes_with_new_data(tmp_path: Path) -> None:
+    _write(tmp_path / "a")
+    provider = MultiLogdirProvider([("", str(tmp_path))])
+    first = provider.reload()
+    assert provider.reload() == first
+    _write(tmp_path / "a")
+    assert provider.reload() != first
