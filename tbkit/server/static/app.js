@@ -172,7 +172,6 @@ async function start() {
     showError(err);
   }
   if (env.window_title) document.title = env.window_title;
-  document.getElementById("brand-title").textContent = env.window_title || "tbkit";
   document.getElementById("brand").title = env.data_location ? "Logdir: " + env.data_location : "";
   mountRunSelector(document.getElementById("sidebar"), runs);
   try {

@@ -9,22 +9,39 @@ import { showTooltip, hideTooltip } from "./tooltip.js";
 const PAD = { top: 8, right: 12, bottom: 22 };
 const FONT = "11px system-ui, -apple-system, 'Segoe UI', sans-serif";
 
-/** Series input: {name, color, step[], wall_time[], value[] (null = non-finite), smoothed[]|null, nonfinite{}, total, shown, start}. */
+/**
+ * Series input: {name, color, step[], wall_time[], value[] (null = non-finite), smoothed[]|null,
+ * nonfinite{}, total, shown, start}. Kept as typed arrays only (the JSON arrays are dropped).
+ */
 function prepare(s, xAxis) {
   const n = s.step.length;
-  const x = new Float64Array(n);
+  const step = Float64Array.from(s.step);
+  const wall = Float64Array.from(s.wall_time);
   const y = new Float64Array(n);
   const sm = s.smoothed ? new Float64Array(n) : null;
-  const start = s.start ?? (n ? s.wall_time[0] : 0);
   for (let i = 0; i < n; i++) {
-    x[i] = xAxis === "step" ? s.step[i] : xAxis === "relative" ? s.wall_time[i] - start : s.wall_time[i];
     const v = s.value[i];
     y[i] = v === null ? NaN : v;
     if (sm) sm[i] = s.smoothed[i] === null ? NaN : s.smoothed[i];
   }
   const nf = [];
   for (const [k, kind] of Object.entries(s.nonfinite || {})) nf.push([Number(k), kind]);
-  return { name: s.name, color: s.color, step: s.step, wall: s.wall_time, x, y, sm, nf, start };
+  const out = { name: s.name, color: s.color, step, wall, y, sm, nf, start: s.start ?? (n ? wall[0] : 0), x: step };
+  setX(out, xAxis);
+  return out;
+}
+
+/** The x coordinates of a prepared series for an axis kind (the step array itself for steps). */
+function setX(s, xAxis) {
+  if (xAxis === "step") {
+    s.x = s.step;
+    return;
+  }
+  const n = s.step.length;
+  const x = new Float64Array(n);
+  const off = xAxis === "relative" ? s.start : 0;
+  for (let i = 0; i < n; i++) x[i] = s.wall[i] - off;
+  s.x = x;
 }
 
 function lowerBound(a, v) {
@@ -66,6 +83,8 @@ export class LineChart {
       if (this.visible && this.pending) this.schedule();
     });
     this.io.observe(this.root);
+    this.onTheme = () => this.schedule();
+    window.addEventListener("tbkit-theme", this.onTheme);
     const ov = this.overlay;
     ov.addEventListener("mousemove", (e) => this._hover(e));
     ov.addEventListener("mouseleave", () => {
@@ -87,6 +106,7 @@ export class LineChart {
   }
 
   destroy() {
+    window.removeEventListener("tbkit-theme", this.onTheme);
     this.resizeObs.disconnect();
     this.io.disconnect();
     cancelAnimationFrame(this.frame);
@@ -98,7 +118,6 @@ export class LineChart {
   /** Replace the data. Keeps the zoom unless `resetView`. */
   setSeries(series, opts = {}, resetView = false) {
     Object.assign(this.opts, opts);
-    this.raw = series;
     this.series = series.map((s) => prepare(s, this.opts.xAxis));
     if (resetView) this.view = null;
     const shown = series.reduce((a, s) => a + (s.shown ?? s.step.length), 0);
@@ -115,7 +134,7 @@ export class LineChart {
     if (xChanged) {
       if (this.view && this.onZoom) this.onZoom(null);
       this.view = null;
-      if (this.raw) this.series = this.raw.map((s) => prepare(s, this.opts.xAxis));
+      for (const s of this.series) setX(s, this.opts.xAxis);
     }
     this.schedule();
   }
@@ -244,7 +263,7 @@ export class LineChart {
       ctx.lineTo(left + pw, py);
       ctx.fillText(yLabel(t), left - 5, py);
     }
-    const nx = Math.max(2, Math.floor(pw / 90));
+    const nx = Math.max(2, Math.floor(pw / 70));
     const xa = this.opts.xAxis;
     const xTicks = xa === "step" ? niceTicks(x0, x1, nx, 1) : timeTicks(x0, x1, nx);
     ctx.textAlign = "center";

@@ -62,11 +62,11 @@ export function drawOffsetHistograms(canvas, hists, color) {
   }
   ctx.textAlign = "right";
   ctx.textBaseline = "middle";
-  const base = (i) => top + ridge + (n - 1 - i) * rowStep;
+  const base = (i) => top + ridge + i * rowStep;
   ctx.fillText(formatStep(s1), left - 6, base(n - 1));
   if (n > 1) ctx.fillText(formatStep(s0), left - 6, base(0));
 
-  // oldest (top, back) to newest (bottom, front)
+  // oldest (top, behind) to newest (bottom, in front)
   ctx.lineWidth = 1;
   for (let i = 0; i < n; i++) {
     const y0 = base(i);

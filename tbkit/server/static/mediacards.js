@@ -57,6 +57,13 @@ export class HistogramCard extends TagCard {
     this.cache = new Map();
     this.resize = new ResizeObserver(() => this.redraw());
     this.resize.observe(this.body);
+    this.onTheme = () => this.redraw();
+    window.addEventListener("tbkit-theme", this.onTheme);
+  }
+
+  destroy() {
+    window.removeEventListener("tbkit-theme", this.onTheme);
+    super.destroy();
   }
 
   async load() {

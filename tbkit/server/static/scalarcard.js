@@ -107,8 +107,6 @@ export class ScalarCard {
 
   /** Colours changed: recolour without refetching. */
   recolor() {
-    if (!this.chart.raw) return;
-    for (const s of this.chart.raw) s.color = this.ctx.runs.color(s.name);
     for (const s of this.chart.series) s.color = this.ctx.runs.color(s.name);
     this.chart.schedule();
   }
