@@ -255,6 +255,7 @@ PAGE = {
     "tbkit": {
         "chart": ".scalar-card canvas.chart-canvas",
         "ready_js": "() => document.querySelector('.scalar-card .chart')?.dataset.ready === '1'",
+        "series_js": "() => document.querySelector('.scalar-card .chart')?.dataset.series ?? '0'",
         "run_items": ".run-list .run-item",
         "colors_js": None,  # from /data/runs
     },
@@ -397,34 +398,44 @@ def measure_page(
 def measure_late_runs(
     tool: str, logdir: Path, spec: dict, workdir: Path, timeout: float, wait: float, browser: Any
 ) -> dict[str, Any]:
-    """Start 3: open a page as soon as the server answers; do the missing runs appear by themselves?"""
+    """Start 3: open a page as soon as the server answers; does what was missing appear by itself?
+
+    "Missing" is any run or (run, scalar tag) pair not yet listed over HTTP when the page opens.
+    The page has caught up when its run selector shows every run and (tbkit, whose charts
+    expose it) the first scalar chart draws a series for every run.
+    """
     server = Server(tool, logdir, workdir)
     context = None
+    chart_js = PAGE[tool].get("series_js")
     try:
         answers = lambda: get_json(server.url + "data/runs") is not None  # noqa: E731
         wait_for("an HTTP answer", server, answers, timeout, 0.02)
-        listed_at_open = len(listing(server)[0])
+        runs_at_open, pairs_at_open = listing(server)
         context = browser.new_context(viewport=VIEWPORT)
         page = context.new_page()
         page.goto(server.url, wait_until="commit")
         opened = time.monotonic()
-        shown = 0
+        shown, series = 0, None
         while time.monotonic() < opened + wait:
             server.alive()
             shown = page_run_count(server, page)
-            if shown == spec["runs"]:
+            series = page.evaluate(chart_js) if chart_js else None
+            if shown == spec["runs"] and series in (None, str(spec["runs"])):
                 break
             time.sleep(0.25)
-        appeared = shown == spec["runs"]
-        seconds = time.monotonic() - opened if appeared else None
+        caught_up = shown == spec["runs"] and series in (None, str(spec["runs"]))
+        seconds = time.monotonic() - opened if caught_up else None
     finally:
         if context is not None:
             context.close()
         rss = server.stop()
     return {
-        "late_listed_at_open": listed_at_open,
+        "late_runs_at_open": len(runs_at_open),
+        "late_pairs_at_open": pairs_at_open,
         "late_shown": shown,
-        "late_appeared": appeared and listed_at_open < spec["runs"],
+        "late_chart_series": series,
+        "late_missing": len(runs_at_open) < spec["runs"] or pairs_at_open < spec["runs"] * spec["tags"],
+        "late_caught_up": caught_up,
         "late_seconds": seconds,
         "rss_mb": rss,
         "rss_tree": server.rss_breakdown,
@@ -442,7 +453,7 @@ def _fmt(value: Any, unit: str) -> str:
     return f"{value:.2f} {unit}" if unit == "s" else f"{value:.0f} {unit}"
 
 
-def report(size: str, spec: dict, results: dict[str, dict[str, Any]]) -> None:
+def report(size: str, spec: dict, results: dict[str, dict[str, Any]], args_late_wait: float) -> None:
     """Print the table: each figure for tbkit and TensorBoard, and tbkit / TensorBoard."""
     total = spec["runs"] * spec["tags"] * spec["steps"]
     shape = f"{spec['runs']} runs x {spec['tags']} tags x {spec['steps']:,} steps"
@@ -464,15 +475,18 @@ def report(size: str, spec: dict, results: dict[str, dict[str, Any]]) -> None:
     for tool, res in (("tbkit", tk), ("TensorBoard", tb)):
         if res.get("rss_tree"):
             print(f"peak RSS, {tool}: {res['rss_tree']} MB")
-        if "late_listed_at_open" in res:
-            verdict = "yes" if res["late_appeared"] else "no"
-            if res["late_listed_at_open"] == spec["runs"]:
-                verdict = "n/a (all listed at open)"
+        if "late_runs_at_open" in res:
+            pairs = spec["runs"] * spec["tags"]
+            if not res["late_missing"]:
+                verdict = "n/a (everything listed at open)"
+            else:
+                verdict = "yes" if res["late_caught_up"] else f"no (within {args_late_wait:.0f} s)"
             when = f" after {res['late_seconds']:.1f} s" if res.get("late_seconds") is not None else ""
+            chart = f", first chart {res['late_chart_series']} series" if res["late_chart_series"] else ""
             print(
-                f"late runs, {tool}: page opened with {res['late_listed_at_open']}/{spec['runs']} runs"
-                " listed;"
-                f" page showed {res['late_shown']}; missing runs appeared by themselves: {verdict}{when}"
+                f"late runs, {tool}: page opened with {res['late_runs_at_open']}/{spec['runs']} runs and"
+                f" {res['late_pairs_at_open']}/{pairs} run-tag pairs listed; page then showed"
+                f" {res['late_shown']} runs{chart}; missing ones appeared by themselves: {verdict}{when}"
             )
         for err in res.get("errors", []):
             print(f"  {tool} error: {err}")
@@ -546,7 +560,7 @@ def main(argv: list[str] | None = None) -> int:
                     results[tool] = run_tool(tool, logdir, spec, workdir, args, browser)
             finally:
                 browser.close()
-    report(size, spec, results)
+    report(size, spec, results, args.late_wait)
     return 0
 
 
