@@ -12,7 +12,8 @@ or ``"blob_sequence"``, used when a file's metadata leaves the data class unknow
 (modern tensor to the stored value), optionally ``migrate(value)`` (legacy value to the
 modern tensor), ``blobs(stored)`` (blob-sequence kinds), ``rows(stored)`` (frames) and
 ``check(content) -> str | None`` (why a series' payload cannot be fully read: recorded as
-a problem naming the file). File-based plugins (``projector``, ``profile``) set
+a problem naming the file) and ``empty_value()`` (the value of a summary that carries only
+metadata, as torch writes hparams). File-based plugins (``projector``, ``profile``) set
 ``FILE_BASED = True`` and read their files through :mod:`tbkit.record.storage`.
 
 The serve side is listed the same way: :data:`ROUTES` names the built-in route modules

@@ -169,6 +169,14 @@ class RunData:
             if kind == "tensor":
                 legacy = None
                 array = make_ndarray(value.tensor)
+            elif kind is None:  # metadata only (torch's hparams): the plugin may give its null value
+                legacy = None
+                known = self.series.get(tag)
+                plugin = known.meta.plugin_name if known else value.metadata.plugin_data.plugin_name
+                empty = getattr(registry.decoder(plugin), "empty_value", None)
+                if empty is None:
+                    return
+                array = empty()
             else:
                 legacy = registry.legacy_decoder(kind) if kind else None
                 if legacy is None:

@@ -215,7 +215,7 @@ def peers() -> dict[str, tuple]:
 
 
 def test_fixtures_are_present_and_small() -> None:
-    assert set(FIXTURE_NAMES) == {"keras", "tbx", "tf1", "tf2", "torch"}
+    assert set(FIXTURE_NAMES) == {"keras", "tbx", "tf1", "tf2", "tf_rich", "torch"}
     total = sum(p.stat().st_size for p in FIXTURES.rglob("*tfevents*"))
     assert 0 < total < 2_000_000
 

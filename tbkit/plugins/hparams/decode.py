@@ -14,7 +14,16 @@ from google.protobuf.message import DecodeError
 from tbkit.plugins.hparams.metadata import PLUGIN_NAME, PROTO_VERSION
 from tbkit.proto import hparams_pb2
 
-__all__ = ["DATA_CLASS", "LEGACY_FIELD", "PLUGIN_NAME", "check", "decode", "parse", "supported"]
+__all__ = [
+    "DATA_CLASS",
+    "LEGACY_FIELD",
+    "PLUGIN_NAME",
+    "check",
+    "decode",
+    "empty_value",
+    "parse",
+    "supported",
+]
 
 DATA_CLASS = "tensor"
 LEGACY_FIELD = None
@@ -59,6 +68,12 @@ def check(content: bytes) -> str | None:
         if value.WhichOneof("kind") not in _SUPPORTED_KINDS
     ]
     return f"{', '.join(bad)}, not a bool, number or string; left out" if bad else None
+
+
+def empty_value() -> np.ndarray:
+    """The value of a summary carrying only metadata (torch and tensorboardX write hparams so):
+    the empty float tensor, as TensorBoard's ``dataclass_compat`` substitutes."""
+    return np.zeros(0, dtype=np.float32)
 
 
 def decode(array: np.ndarray) -> np.ndarray:
