@@ -24,5 +24,16 @@ def test_import_pulls_in_no_server_dataframe_or_framework() -> None:
     code = "import sys, tbkit, json; print(json.dumps(sorted(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
     loaded = set(json.loads(out))
-    heavy = {"flask", "pandas", "torch", "tensorflow", "jax", "keras", "werkzeug", "waitress", "matplotlib", "PIL"}
+    heavy = {
+        "flask",
+        "pandas",
+        "torch",
+        "tensorflow",
+        "jax",
+        "keras",
+        "werkzeug",
+        "waitress",
+        "matplotlib",
+        "PIL",
+    }
     assert not (loaded & heavy), sorted(loaded & heavy)

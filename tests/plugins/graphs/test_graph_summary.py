@@ -122,7 +122,10 @@ def test_add_onnx_graph_without_onnx_names_the_install(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setitem(sys.modules, "onnx", None)  # what an absent package looks like to import
-    with SummaryWriter(tmp_path) as writer, pytest.raises(MissingDependencyError, match=r"pip install \"tbkit\[onnx\]\""):
+    with (
+        SummaryWriter(tmp_path) as writer,
+        pytest.raises(MissingDependencyError, match=r"pip install \"tbkit\[onnx\]\""),
+    ):
         writer.add_onnx_graph(str(tmp_path / "model.onnx"))
 
 
