@@ -377,3 +377,15 @@ def test_empty_logdir_frames_have_their_columns(tmp_path):
                  "traces"):  # fmt: skip
         frame = getattr(ld, name)()
         assert isinstance(frame, pd.DataFrame) and len(frame) == 0 and "run" in frame.columns, name
+
+
+def test_hparams_queries_work_over_the_servers_multi_logdir_provider(hparams_logdir):
+    from tbkit.reader.multi import MultiLogdirProvider
+
+    path, _ = hparams_logdir
+    multi = MultiLogdirProvider([("", str(path))])
+    multi.reload()
+    single = tbkit.read(str(path)).provider
+    assert multi.list_hyperparameters() == single.list_hyperparameters()
+    assert sorted(g.sessions[0].run for g in multi.read_hyperparameters()) == ["s0", "s1", "s2"]
+    assert multi.read_hyperparameters() == single.read_hyperparameters()
