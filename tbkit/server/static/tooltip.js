@@ -31,7 +31,7 @@ export function showTooltip(clientX, clientY, rows, smoothing) {
   const body = rows.map((r) =>
     el(
       "tr",
-      {},
+      { dataset: { run: r.name, step: String(r.step), value: String(r.value), smoothed: String(r.smoothed ?? "") } },
       el("td", {}, el("span", { class: "swatch", style: `background:${safeColor(r.color)}` })),
       el("td", { class: "tt-run", text: r.name }),
       smoothing ? el("td", { class: "num", text: formatValue(r.smoothed) }) : null,
