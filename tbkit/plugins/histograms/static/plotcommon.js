@@ -41,6 +41,8 @@ export function followTheme(plots) {
         "yaxis.gridcolor": layout.yaxis.gridcolor,
         "xaxis.zerolinecolor": layout.xaxis.gridcolor,
         "yaxis.zerolinecolor": layout.yaxis.gridcolor,
+        "xaxis.linecolor": layout.xaxis.gridcolor,
+        "yaxis.linecolor": layout.yaxis.gridcolor,
       });
     }
   };
