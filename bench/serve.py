@@ -20,10 +20,15 @@ process). Each is started three times, one after the other:
    when the server is that quick to answer); does the run list fill up by itself, without a
    reload, within ``--late-wait`` seconds?
 
+``--tools tbkit,tensorboard,tensorboard_notf`` adds TensorBoard started with ``import tensorflow``
+failing, so that it runs on its TensorFlow-free stub, as on a machine without TensorFlow (with
+TensorFlow installed, TensorBoard imports it, which dominates its RSS and start-up time).
+
 Peak RSS is the sum over the server's process tree (TensorBoard: its own process plus its data
 server) of each process's ``VmHWM``, polled from /proc, the largest over the three starts.
 
-Usage: ``python bench/serve.py [--small] [--tools tbkit,tensorboard] [--no-browser] [--cache DIR]``
+Usage: ``python bench/serve.py [--small] [--tools tbkit,tensorboard,tensorboard_notf] [--no-browser]
+[--cache DIR] [--late-wait SECS]``
 """
 
 from __future__ import annotations
@@ -50,6 +55,13 @@ from pathlib import Path
 from typing import Any
 
 TOOLS = ["tbkit", "tensorboard"]
+EXTRA_TOOLS = ["tensorboard_notf"]  # TensorBoard with TensorFlow hidden (its TF-free stub), as without TF
+LABELS = {"tbkit": "tbkit", "tensorboard": "TensorBoard", "tensorboard_notf": "TB, no TF"}
+# TensorBoard started with ``import tensorflow`` failing, so it runs on its TF-free stub.
+TB_NOTF = (
+    "import sys; sys.modules['tensorflow'] = None; sys.argv[0] = 'tensorboard';"
+    " from tensorboard.main import run_main; run_main()"
+)
 VIEWPORT = {"width": 1280, "height": 720}
 CHROMIUM_ARGS = [
     "--headless",
@@ -164,6 +176,8 @@ class Server:
             cmd = [sys.executable, "-m", "tbkit.cli", "serve"]
         else:
             cmd = [shutil.which("tensorboard") or "tensorboard"]
+        if tool == "tensorboard_notf":
+            cmd = [sys.executable, "-c", TB_NOTF]
         cmd += ["--logdir", str(logdir), "--host", "127.0.0.1", "--port", str(self.port)]
         self.log = open(workdir / f"{tool}-{self.port}.log", "wb")  # noqa: SIM115 (closed in stop)
         self.t0 = time.monotonic()
@@ -219,7 +233,7 @@ def listing(server: Server) -> tuple[list[str], int]:
 
 def tag_data(server: Server, tag: str, runs: list[str]) -> dict[str, int]:
     """For each run, the last step served for ``tag``."""
-    if server.tool == "tensorboard":
+    if server.tool.startswith("tensorboard"):
         body = urllib.parse.urlencode([("tag", tag)] + [("runs", r) for r in runs]).encode()
         data = get_json(server.url + "data/plugin/scalars/scalars_multirun", data=body) or {}
         return {run: int(points[-1][1]) for run, points in data.items() if points}
@@ -262,6 +276,10 @@ PAGE = {
 }
 
 
+def _page(tool: str) -> dict[str, Any]:
+    return PAGE["tensorboard" if tool.startswith("tensorboard") else tool]
+
+
 def _parse_color(text: str) -> tuple[int, int, int] | None:
     text = text.strip()
     m = re.fullmatch(r"#([0-9a-fA-F]{6})", text)
@@ -286,7 +304,7 @@ def color_pixels(png: bytes, colors: list[tuple[int, int, int]], tolerance: int 
 
 def run_colors(server: Server, page: Any) -> list[tuple[int, int, int]]:
     """The runs' colours as the page shows them."""
-    js = PAGE[server.tool]["colors_js"]
+    js = _page(server.tool)["colors_js"]
     if js:
         texts = page.evaluate(js)
     else:
@@ -296,10 +314,10 @@ def run_colors(server: Server, page: Any) -> list[tuple[int, int, int]]:
 
 def first_chart_drawn(server: Server, page: Any) -> int:
     """Pixels of a run colour in the first scalar chart's canvas (0 when there is none yet)."""
-    chart = page.locator(PAGE[server.tool]["chart"]).first
+    chart = page.locator(_page(server.tool)["chart"]).first
     if chart.count() == 0:
         return 0
-    ready = PAGE[server.tool].get("ready_js")
+    ready = _page(server.tool).get("ready_js")
     if ready and not page.evaluate(ready):
         return 0
     colors = run_colors(server, page)
@@ -323,7 +341,7 @@ def heap_mb(context: Any, page: Any) -> float:
 
 def page_run_count(server: Server, page: Any) -> int:
     """How many runs the page's run selector shows."""
-    return int(page.locator(PAGE[server.tool]["run_items"]).count())
+    return int(page.locator(_page(server.tool)["run_items"]).count())
 
 
 # -- the three starts ----------------------------------------------------------------------------
@@ -406,7 +424,7 @@ def measure_late_runs(
     """
     server = Server(tool, logdir, workdir)
     context = None
-    chart_js = PAGE[tool].get("series_js")
+    chart_js = _page(tool).get("series_js")
     try:
         answers = lambda: get_json(server.url + "data/runs") is not None  # noqa: E731
         wait_for("an HTTP answer", server, answers, timeout, 0.02)
@@ -465,14 +483,23 @@ def report(size: str, spec: dict, results: dict[str, dict[str, Any]], args_late_
         ("peak RSS, process tree", "rss_mb", "MB"),
         ("page JS heap", "heap_mb", "MB"),
     ]
-    tb, tk = results.get("tensorboard", {}), results.get("tbkit", {})
-    print(f"{'figure':<34}{'tbkit':>12}{'TensorBoard':>14}{'tbkit/TB':>10}{'TB (issue)':>12}")
+    tools = [t for t in TOOLS + EXTRA_TOOLS if t in results]
+    peers = [t for t in tools if t != "tbkit"]
+    tk = results.get("tbkit", {})
+    head = f"{'figure':<34}" + "".join(f"{LABELS[t]:>13}" for t in tools)
+    head += "".join(
+        f"{'tbkit/' + LABELS[t].replace('TensorBoard', 'TB'):>16}" for t in peers if "tbkit" in results
+    )
+    print(head + f"{'TB (issue)':>12}")
     for label, key, unit in rows:
-        a, b = tk.get(key), tb.get(key)
-        ratio = f"{a / b:.2f}" if isinstance(a, float) and isinstance(b, float) and b > 0 else "-"
-        ref = TB_REFERENCE.get(key)
-        print(f"{label:<34}{_fmt(a, unit):>12}{_fmt(b, unit):>14}{ratio:>10}{_fmt(ref, unit):>12}")
-    for tool, res in (("tbkit", tk), ("TensorBoard", tb)):
+        line = f"{label:<34}" + "".join(f"{_fmt(results[t].get(key), unit):>13}" for t in tools)
+        for t in peers if "tbkit" in results else []:
+            a, b = tk.get(key), results[t].get(key)
+            ok = isinstance(a, float) and isinstance(b, float) and b > 0
+            line += f"{(f'{a / b:.2f}' if ok else '-'):>16}"
+        print(line + f"{_fmt(TB_REFERENCE.get(key), unit):>12}")
+    for t in tools:
+        tool, res = LABELS[t], results[t]
         if res.get("rss_tree"):
             print(f"peak RSS, {tool}: {res['rss_tree']} MB")
         if "late_runs_at_open" in res:
@@ -529,14 +556,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--small", action="store_true", help="bench/read.py's S logdir instead of L")
     parser.add_argument("--cache", default=os.path.join(tempfile.gettempdir(), "tbkit-bench"))
-    parser.add_argument("--tools", default=",".join(TOOLS), help=f"from {TOOLS}")
+    parser.add_argument("--tools", default=",".join(TOOLS), help=f"from {TOOLS + EXTRA_TOOLS}")
     parser.add_argument("--no-browser", action="store_true", help="HTTP figures only")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds for any one wait")
     parser.add_argument("--late-wait", type=float, default=75.0, help="seconds for late runs to appear")
     args = parser.parse_args(argv)
     tools = [t.strip() for t in args.tools.split(",") if t.strip()]
-    if set(tools) - set(TOOLS):
-        parser.error(f"unknown tools; choose from {TOOLS}")
+    if set(tools) - set(TOOLS + EXTRA_TOOLS):
+        parser.error(f"unknown tools; choose from {TOOLS + EXTRA_TOOLS}")
     bench_read = _bench_read()
     size = "S" if args.small else "L"
     spec = bench_read.SIZES[size]
