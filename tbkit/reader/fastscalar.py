@@ -166,7 +166,7 @@ def extract(buf: bytes, starts: np.ndarray, lengths: np.ndarray) -> FastScalars:
     n = len(u8)
     ends = starts + lengths
     ok = (
-        (lengths >= 24)
+        (lengths >= 23)  # the smallest layout: a 1-byte tag and a simple_value
         & (u8[np.minimum(starts, n - 1)] == 0x09)
         & (u8[np.minimum(starts + 9, n - 1)] == 0x10)
     )

@@ -87,14 +87,19 @@ class LogdirIndex:
                     self._runs[name] = RunData(name, self._purge, self._tag_filter)
         return found
 
-    def reload(self) -> int:
-        """Discover, then read the new bytes of every event file; returns the data generation."""
+    def reload(self, limit: int | None = None) -> int:
+        """Discover, then read the new bytes of every event file; returns the data generation.
+
+        Args:
+            limit: Read at most this many new bytes per file now (a quick first look; the
+                next reload reads on from there).
+        """
         files = self.discover()
         with self._lock:
             for name, paths in files.items():
                 run = self._runs[name]
                 for path in paths:
-                    load_file(run, path)
+                    load_file(run, path, limit)
             self._loaded = True
             return self.generation
 

@@ -28,22 +28,31 @@ __all__ = ["load_file"]
 WINDOW = 4 << 20  # bytes framed at a time
 
 
-def load_file(run: RunData, path: str) -> None:
-    """Read the new bytes of the event file ``path`` of ``run`` and apply them."""
+def load_file(run: RunData, path: str, limit: int | None = None) -> None:
+    """Read the new bytes of the event file ``path`` of ``run`` and apply them.
+
+    Args:
+        run: The run the file belongs to.
+        path: The event file.
+        limit: Read at most this many new bytes now (the rest on a later call): a quick
+            first look that finds a run's tags without reading all of it.
+    """
     state = run.files.get(path)
     if state is None:
         state = run.files[path] = FileState(path)
     try:
-        if storage.size(path) <= state.offset:
+        size = storage.size(path)
+        if size <= state.offset:
             return
-        data = storage.read_bytes(path, state.offset)
+        data = storage.read_bytes(path, state.offset, limit)
     except StorageError as exc:
         run.problem(path, None, str(exc))
         return
     consumed = _load_buffer(run, state, data)
     tail = len(data) - consumed
     state.tail = None
-    if tail and not state.resyncing:  # while resyncing, the kept bytes are no record yet
+    cut_short = state.offset + len(data) < size  # the rest is unread, not incomplete
+    if tail and not state.resyncing and not cut_short:  # while resyncing, the kept bytes are no record yet
         reason = f"incomplete last record ({tail} bytes; the file may still be being written)"
         state.tail = Problem(run.name, path, state.offset + consumed, reason)
     state.offset += consumed

@@ -33,6 +33,9 @@ def _full_name(prefix: str, run: str) -> str:
     return prefix if run == "." else f"{prefix}/{run}"
 
 
+_FIRST_LOOK = 256 << 10  # bytes per file read by the first pass over new runs
+
+
 @dataclasses.dataclass
 class _RunEntry:
     provider: LogdirProvider
@@ -94,6 +97,14 @@ class MultiLogdirProvider(SeriesProvider):
                 progress()
             with self._lock:
                 entries = list(self._runs.values())
+            # Runs never read get a quick first look (the start of each file, where each
+            # tag's first value is), so that every run and tag is listed within moments
+            # even when the whole logdir takes long to read; then everything is read.
+            for entry in [e for e in entries if not e.ready]:
+                entry.provider.index.reload(limit=_FIRST_LOOK)
+                entry.ready = True
+                if progress is not None:
+                    progress()
             for entry in entries:
                 entry.provider.index.reload()
                 entry.ready = True

@@ -59,19 +59,20 @@ def open_new(path: str) -> IO[bytes]:
     return fs.open(p, "wb")
 
 
-def read_bytes(path: str, start: int = 0) -> bytes:
-    """Read ``path`` from byte ``start`` to its current end."""
+def read_bytes(path: str, start: int = 0, limit: int | None = None) -> bytes:
+    """Read ``path`` from byte ``start`` to its current end, or at most ``limit`` bytes."""
+    size = -1 if limit is None else limit
     try:
         if is_local(path):
             with open(_local(path), "rb") as f:
                 if start:
                     f.seek(start)
-                return f.read()
+                return f.read(size)
         fs, p = _fs(path)
         with fs.open(p, "rb") as f:
             if start:
                 f.seek(start)
-            return f.read()
+            return f.read(size)
     except OSError as exc:
         raise StorageError(f"cannot read file ({exc.strerror or exc})", path=path) from exc
 

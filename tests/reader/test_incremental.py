@@ -72,3 +72,39 @@ def test_live_writer_is_read_while_writing(tmp_path):
         assert ld.reload().scalars()["step"].tolist() == [1, 2]
     finally:
         w.close()
+
+
+def test_a_limited_first_look_reads_a_prefix_then_the_rest(tmp_path):
+    from tbkit.reader.index import LogdirIndex
+    from tbkit.reader.multi import MultiLogdirProvider
+
+    path = tmp_path / "run" / FILE_NAME
+    path.parent.mkdir()
+    path.write_bytes(records([header()] + [simple(f"t{s % 3}", s, s) for s in range(1, 301)]))
+    index = LogdirIndex(str(tmp_path))
+    index.reload(limit=2000)  # a few dozen records: every tag, not every point
+    (run,) = index.runs()
+    counts = {tag: len(series) for tag, series in run.series.items()}
+    assert set(counts) == {"t0", "t1", "t2"}
+    assert 0 < sum(counts.values()) < 300
+    assert index.problems() == []  # the unread rest is no "incomplete record"
+    index.reload()
+    assert sum(len(s) for s in index.runs()[0].series.values()) == 300
+
+    provider = MultiLogdirProvider([("", str(tmp_path))])
+    provider.reload()
+    assert sum(len(points) for points in provider.read_scalars("scalars")["run"].values()) == 300
+
+
+def test_one_character_tags_take_the_scalar_fast_path():
+    import numpy as np
+
+    from tbkit.proto import event_pb2, summary_pb2
+    from tbkit.reader.fastscalar import extract
+
+    value = summary_pb2.Summary.Value(tag="x", simple_value=0.5)
+    raw = event_pb2.Event(
+        wall_time=1.0, step=1, summary=summary_pb2.Summary(value=[value])
+    ).SerializeToString()
+    assert len(raw) == 23  # the smallest single-scalar event
+    assert extract(raw + bytes(16), np.array([0]), np.array([len(raw)])).values.tolist() == [0.5]
