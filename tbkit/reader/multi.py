@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
-from tbkit.provider import DataClass, Run, Series, SeriesProvider
+from tbkit.errors import NotFoundError
+from tbkit.provider import DataClass, PluginFile, Run, Series, SeriesProvider
 from tbkit.reader.discovery import discover_runs
 from tbkit.reader.index import LogdirIndex, LogdirProvider
 from tbkit.record import storage
@@ -147,3 +148,21 @@ class MultiLogdirProvider(SeriesProvider):
             for s in provider.series(data_class, plugin_name):
                 out.append(dataclasses.replace(s, run=name))
         return out
+
+    def list_plugin_files(
+        self, plugin_name: str, *, runs: Iterable[str] | None = None
+    ) -> dict[str, list[PluginFile]]:
+        wanted = None if runs is None else set(runs)
+        out = {}
+        for name, provider in self._ready():
+            if wanted is not None and name not in wanted:
+                continue
+            for files in provider.list_plugin_files(plugin_name).values():
+                out[name] = [dataclasses.replace(f, run=name) for f in files]
+        return out
+
+    def read_plugin_file(self, plugin_name: str, *, run: str, path: str) -> bytes:
+        for name, provider in self._ready():
+            if name == run:
+                return provider.read_plugin_file(plugin_name, run=".", path=path)
+        raise NotFoundError(f"no {plugin_name} file {path!r} in run {run!r}")

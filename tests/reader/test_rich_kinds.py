@@ -389,3 +389,25 @@ def test_hparams_queries_work_over_the_servers_multi_logdir_provider(hparams_log
     assert multi.list_hyperparameters() == single.list_hyperparameters()
     assert sorted(g.sessions[0].run for g in multi.read_hyperparameters()) == ["s0", "s1", "s2"]
     assert multi.read_hyperparameters() == single.read_hyperparameters()
+
+
+def test_plugin_files_are_served_through_the_multi_logdir_provider(tmp_path):
+    from tbkit.reader.multi import MultiLogdirProvider
+
+    with tbkit.SummaryWriter(str(tmp_path / "run")) as w:
+        w.add_embedding(RNG.normal(size=(3, 2)), metadata=["a", "b", "c"], tag="e")
+    multi = MultiLogdirProvider([("exp", str(tmp_path))])
+    multi.reload()
+    single = tbkit.read(str(tmp_path)).provider
+    files = multi.list_plugin_files("projector")
+    assert list(files) == ["exp/run"]
+    assert {f.path for f in files["exp/run"]} == {
+        f.path for f in single.list_plugin_files("projector")["run"]
+    }
+    assert all(f.run == "exp/run" for f in files["exp/run"])
+    config = multi.read_plugin_file("projector", run="exp/run", path="projector_config.pbtxt")
+    assert config == single.read_plugin_file("projector", run="run", path="projector_config.pbtxt")
+    with pytest.raises(NotFoundError):
+        multi.read_plugin_file("projector", run="exp/run", path="../../etc/passwd")
+    with pytest.raises(NotFoundError):
+        multi.read_plugin_file("projector", run="nope", path="projector_config.pbtxt")
