@@ -14,6 +14,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import re
 import signal
@@ -144,10 +145,16 @@ class ServerHandle:
     _server: Any = None
 
     def close(self) -> None:
-        """Stop serving, close every connection and the reload thread; returns when done."""
+        """Stop serving, close every connection and the reload thread; returns when done.
+
+        Calling it again, or after the server stopped by itself, does nothing more.
+        """
         self._stop.set()
-        if self._server is not None:
-            self._server.pull_trigger()
+        if self._server is not None and self._thread is not None and self._thread.is_alive():
+            # Wake the loop at once; when it has just ended it has closed the trigger itself,
+            # and the 1-second poll timeout ends it anyway.
+            with contextlib.suppress(OSError):
+                self._server.pull_trigger()
         if self._thread is not None:
             self._thread.join()
         if self.reloader is not None:

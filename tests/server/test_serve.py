@@ -87,3 +87,11 @@ def test_parse_logdirs() -> None:
     for args in [{}, {"logdir": "/a", "logdir_spec": "b:/b"}, {"logdir": "/a/x,/b/x"}, {"logdir": " , "}]:
         with pytest.raises(InvalidArgumentError):
             parse_logdirs(**args)
+
+
+def test_close_twice_and_after_the_loop_ended_is_quiet(tmp_path) -> None:
+    provider = MultiLogdirProvider([("", str(tmp_path))])
+    handle = start(provider, host="127.0.0.1", port=0)
+    handle.close()
+    handle.close()  # the loop has closed the trigger: no EBADF from waitress
+    assert handle.wait(timeout=5)
