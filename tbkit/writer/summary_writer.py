@@ -52,11 +52,26 @@ class SummaryWriter(RichMethodsMixin, FileMethodsMixin, GraphMethodsMixin):
         max_queue: Pending items at which the writer thread is woken early.
         flush_secs: The longest time accepted data wait before being written.
         filename_suffix: Appended to the event file's name.
+        rank: This process's rank in a distributed job; by default from
+            ``torch.distributed`` or the ``RANK``/``LOCAL_RANK`` environment variables, else 0.
+            Only rank 0 writes: other ranks get a ``NullSummaryWriter`` that accepts every
+            call and writes nothing.
+        per_rank: Every rank writes, each into its own run ``<log_dir>/rank<k>``.
 
     Example:
         >>> with SummaryWriter(tmp_dir) as w:  # doctest: +SKIP
         ...     w.add_scalar("loss", 0.25, global_step=1)
     """
+
+    def __new__(cls, *args: Any, rank: int | None = None, per_rank: bool = False, **kwargs: Any) -> Any:
+        from tbkit.writer._rank import NullSummaryWriter, resolve_rank
+
+        if per_rank or resolve_rank(rank) == 0:
+            return super().__new__(cls)
+        null = super().__new__(NullSummaryWriter)
+        if not issubclass(NullSummaryWriter, cls):  # a subclass of SummaryWriter: Python won't init it
+            null.__init__(*args, rank=rank, per_rank=per_rank, **kwargs)
+        return null
 
     def __init__(
         self,
@@ -66,10 +81,18 @@ class SummaryWriter(RichMethodsMixin, FileMethodsMixin, GraphMethodsMixin):
         max_queue: int = 1024,
         flush_secs: float = 2.0,
         filename_suffix: str = "",
+        *,
+        rank: int | None = None,
+        per_rank: bool = False,
     ) -> None:
+        from tbkit.writer._rank import rank_log_dir, resolve_rank
+
         if log_dir is None:
             log_dir = default_logdir(comment)
         log_dir = str(log_dir)
+        self.rank = resolve_rank(rank)
+        if per_rank:
+            log_dir = rank_log_dir(log_dir, self.rank)
         purge_at = None if purge_step is None else check_step(purge_step)
         self.log_dir = log_dir
         self._options = {"max_queue": max_queue, "flush_secs": flush_secs, "filename_suffix": filename_suffix}
