@@ -66,10 +66,13 @@ def _case_image(w: Any, n: int) -> int:
 
 
 def _case_hparams(w: Any, n: int) -> int:
+    import inspect
+
+    # Each in a sub-run of its own: torch's layout (tensorboardX calls the argument ``name``).
+    arg = "run_name" if "run_name" in inspect.signature(w.add_hparams).parameters else "name"
     for i in range(n):
-        w.add_hparams(
-            {"lr": 0.1 * i, "optimizer": "adam", "layers": 3, "bn": True}, {"accuracy": 0.5}, run_name=f"s{i}"
-        )
+        hparams = {"lr": 0.1 * i, "optimizer": "adam", "layers": 3, "bn": True}
+        w.add_hparams(hparams, {"accuracy": 0.5}, **{arg: f"s{i}"})
     return n
 
 

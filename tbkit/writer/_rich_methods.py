@@ -17,9 +17,11 @@ from tbkit.plugins.images.media import draw_boxes, encode_gif, video_frames
 from tbkit.plugins.images.summary import image_pb
 from tbkit.plugins.mesh.summary import mesh_pb
 from tbkit.plugins.pr_curves.summary import compute_curve, pr_curve_pb
-from tbkit.proto import summary_pb2
+from tbkit.plugins.scalars.summary import scalar_pb
+from tbkit.proto import event_pb2, summary_pb2
 from tbkit.record import storage
-from tbkit.writer._values import check_tag
+from tbkit.writer._values import check_step, check_tag
+from tbkit.writer.event_file import write_event_file
 
 
 def _hparam_value(name: str, value: Any) -> HParamValue:
@@ -95,24 +97,22 @@ class RichMethodsMixin:
                 f"hparam_domain_discrete names hyperparameters not in hparam_dict: {sorted(unknown)}"
             )
         end_status = _status(status)
-        if run_name is not None:
-            with type(self)(storage.join(self.log_dir, str(run_name))) as sub:  # type: ignore[call-arg]
-                sub.add_hparams(
-                    hparam_dict, metric_dict, hparam_domain_discrete, None, global_step, status=status
-                )
-            return
         hparams = [HParam(name, Discrete(domains[name]) if name in domains else None) for name in values]
         now = time.time()
-        self._add(
+        summaries = [
             experiment_pb(hparams, [Metric(tag) for tag in metrics], values=values, time_created_secs=now),
-            global_step,
-            now,
-        )
-        self._add(session_start_pb(values, start_time_secs=now), global_step, now)
-        for tag, value in metrics.items():
-            self.add_scalar(tag, value, global_step)  # type: ignore[attr-defined]
+            session_start_pb(values, start_time_secs=now),
+            *(scalar_pb(tag, value) for tag, value in metrics.items()),
+        ]
         if end_status is not None:
-            self._add(session_end_pb(end_status, end_time_secs=now), global_step, now)
+            summaries.append(session_end_pb(end_status, end_time_secs=now))
+        step = check_step(global_step)
+        if run_name is None:
+            for summary in summaries:
+                self._add(summary, step, now)
+        else:  # torch's layout: a run of its own, written at once
+            events = [event_pb2.Event(wall_time=now, step=step, summary=summary) for summary in summaries]
+            write_event_file(storage.join(self.log_dir, str(run_name)), events)
 
     def add_hparams_config(
         self, hparams: Sequence[HParam], metrics: Sequence[Metric], *, time_created_secs: float | None = None

@@ -15,6 +15,7 @@ import sys
 import threading
 import time
 import weakref
+from collections.abc import Iterable
 from typing import IO
 
 from tbkit.errors import StorageError, WriterClosedError, WriterError
@@ -32,6 +33,31 @@ _SCALAR_BATCH = 8192
 
 
 _live: weakref.WeakSet[EventFileWriter] = weakref.WeakSet()
+
+
+def _header_record() -> bytes:
+    header = event_pb2.Event(wall_time=time.time(), file_version=FILE_VERSION)
+    header.source_metadata.writer = "tbkit"
+    return encode_record(header.SerializeToString())
+
+
+def write_event_file(logdir: str, events: Iterable[event_pb2.Event], *, filename_suffix: str = "") -> str:
+    """Write a whole event file at once, in the caller's thread: the header, then ``events``.
+
+    For short-lived runs written in one go (such as an hparams session in its own run),
+    where starting a writer thread would cost more than the writing.
+
+    Returns:
+        The new file's path.
+    """
+    storage.makedirs(logdir)
+    file, path = EventFileWriter._create(logdir, filename_suffix)
+    try:
+        with file:
+            file.write(_header_record() + b"".join(encode_record(e.SerializeToString()) for e in events))
+    except OSError as exc:
+        raise StorageError(f"cannot write event file ({exc.strerror or exc})", path=path) from exc
+    return path
 
 
 @atexit.register
@@ -72,9 +98,7 @@ class EventFileWriter:
         self._bytes_since_wait = 0
         self._tags_with_metadata: set[str] = set()
         self._scalars = ScalarBatchEncoder(self._tags_with_metadata)
-        header = event_pb2.Event(wall_time=time.time(), file_version=FILE_VERSION)
-        header.source_metadata.writer = "tbkit"
-        self._write(encode_record(header.SerializeToString()))
+        self._write(_header_record())
         self._thread = threading.Thread(target=self._run, name=f"tbkit-writer:{self.path}", daemon=True)
         self._thread.start()
         _live.add(self)
