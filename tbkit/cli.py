@@ -1,4 +1,7 @@
-"""The ``tbkit`` command line: ``tbkit serve`` and ``tbkit demo``.
+"""The ``tbkit`` command line: ``serve``, ``demo``, ``inspect``, ``export`` and ``report``.
+
+``inspect``, ``export`` and ``report`` live in :mod:`tbkit.commands` (arguments in
+:mod:`tbkit.commands.cli_args`).
 
 Exit codes: 0 success, 1 failure (one line on stderr), 2 usage error.
 """
@@ -143,6 +146,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_server_flags(demo)
     demo.set_defaults(func=_demo)
+
+    from tbkit.commands.cli_args import add_commands
+
+    add_commands(sub)
     return parser
 
 

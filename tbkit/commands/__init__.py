@@ -1,0 +1,1 @@
+"""The logic of ``tbkit inspect``, ``tbkit export`` and ``tbkit report`` (``tbkit/cli.py`` parses)."""
