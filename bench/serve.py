@@ -10,15 +10,16 @@ process). Each is started three times, one after the other:
    (``/data/runs`` and ``/data/plugin/scalars/tags``), then until one tag's data for every run is
    served up to the last step (TensorBoard: ``POST /data/plugin/scalars/scalars_multirun``;
    tbkit: ``GET /data/plugin/scalars/scalars?tag=&runs=``).
-2. Browser (headless Chromium at 1280x720): once every run is listed over HTTP, the page is
-   opened; seconds until the first scalar chart's lines are drawn, and the page's JS heap (CDP
-   ``Runtime.getHeapUsage``, main thread). TensorBoard draws with WebGL in a worker, so both
-   are judged by the same pixel rule: element screenshots of the first scalar chart's canvas
-   are polled until at least ``MIN_PIXELS`` pixels carry one of the runs' colours (tbkit also
-   waits for the chart's ``data-ready="1"``).
-3. Late runs: a page is opened as soon as the server answers HTTP (before every run is listed,
-   when the server is that quick to answer); does the run list fill up by itself, without a
-   reload, within ``--late-wait`` seconds?
+2. Browser (headless Chromium at 1280x720): once every run and tag is listed over HTTP (as in
+   1; tbkit lists run names before it has read them), the page is opened; seconds until the
+   first scalar chart's lines are drawn, and the page's JS heap (CDP ``Runtime.getHeapUsage``,
+   main thread). TensorBoard draws with WebGL in a worker, so both are judged by the same
+   pixel rule: element screenshots of the first scalar chart's canvas are polled until at
+   least ``MIN_PIXELS`` pixels carry one of the runs' colours (tbkit also waits for the
+   chart's ``data-ready="1"``).
+3. Late runs: a page is opened as soon as the server answers HTTP, before every run and tag is
+   listed; do the missing ones appear by themselves, without a reload, within ``--late-wait``
+   seconds (the page's run list shows every run and, for tbkit, the first chart every run)?
 
 ``--tools tbkit,tensorboard,tensorboard_notf`` adds TensorBoard started with ``import tensorflow``
 failing, so that it runs on its TensorFlow-free stub, as on a machine without TensorFlow (with
@@ -375,11 +376,15 @@ def measure_http(tool: str, logdir: Path, spec: dict, workdir: Path, timeout: fl
 def measure_page(
     tool: str, logdir: Path, spec: dict, workdir: Path, timeout: float, browser: Any
 ) -> dict[str, Any]:
-    """Start 2: open the page once every run is listed; first chart drawn, JS heap."""
+    """Start 2: open the page once every run and tag is listed; first chart drawn, JS heap."""
     server = Server(tool, logdir, workdir)
     context = None
     try:
-        wait_for("every run listed", server, lambda: len(listing(server)[0]) == spec["runs"], timeout)
+        # "Listed" as in start 1: every run and every (run, tag) pair. tbkit names its runs before
+        # reading them, so waiting for the runs alone would time its loading, not its page.
+        pairs = spec["runs"] * spec["tags"]
+        listed = lambda: listing(server)[1] == pairs  # noqa: E731
+        wait_for("every run and tag listed", server, listed, timeout)
         context = browser.new_context(viewport=VIEWPORT)
         page = context.new_page()
         errors: list[str] = []

@@ -181,6 +181,7 @@ def page(
     context.route("**/*", route)
     context.on("request", on_request)
     pg = context.new_page()
+    pg.on("websocket", lambda ws: None if _is_local(ws.url) else record(ws.url))
     pg.on("pageerror", lambda exc: page_problems.page_errors.append(str(exc)))
     pg.on(
         "console",
