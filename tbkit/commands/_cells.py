@@ -3,7 +3,7 @@
 One rule per Python type, the same for every kind:
 
 * NumPy arrays become (nested) lists; NumPy scalars plain numbers;
-* dicts, tuples and nested frames (``traces().top_ops``, ``embeddings().metadata``) become
+* tuples become lists; dicts and nested frames (``traces().top_ops``, ``embeddings().metadata``) become
   JSON text (a frame as ``{"columns": [...], "data": [[...], ...]}``);
 * protobuf messages (``graphs().graph``, ``custom_scalars().proto``) become their
   serialized bytes;
@@ -94,7 +94,7 @@ def _cell(value: Any) -> Any:
         return _plain(value)
     if isinstance(value, np.generic):
         return value.item()
-    if isinstance(value, list):
+    if isinstance(value, list | tuple):
         return [_cell(v) for v in value]
     if hasattr(value, "SerializeToString") and not isinstance(value, type):
         return value.SerializeToString()

@@ -1,0 +1,66 @@
+"""Analyse a logdir with pandas: compare runs, smooth curves, find the best hyperparameters.
+
+    python examples/pandas_analysis.py [LOGDIR]     # default: runs/sweep (written if empty)
+
+Everything is a long-format DataFrame (``run, tag, step, wall_time, value``): filter, group,
+pivot and plot with the pandas you know.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+
+import tbkit
+
+
+def write_sweep(logdir: Path) -> None:
+    """A small learning-rate sweep: 4 runs of 300 steps with noisy losses and a validation score."""
+    rng = np.random.default_rng(0)
+    for lr in (0.3, 0.1, 0.03, 0.01):
+        with tbkit.SummaryWriter(str(logdir / f"lr={lr}")) as w:
+            for step in range(300):
+                loss = 2 * math.exp(-lr * step / 20) + 0.1 * rng.standard_normal()
+                w.add_scalar("train/loss", loss, step)
+                if step % 50 == 49:
+                    w.add_scalar("val/accuracy", 1 - loss / 3 + 0.01 * rng.standard_normal(), step)
+            w.add_hparams({"lr": lr, "batch_size": 64}, {"hparam/val_accuracy": 1 - loss / 3})
+
+
+def main() -> None:
+    logdir = Path(sys.argv[1] if len(sys.argv) > 1 else "runs/sweep")
+    if not logdir.exists() or not any(logdir.rglob("*tfevents*")):
+        write_sweep(logdir)
+    ld = tbkit.read(str(logdir))
+
+    df = ld.scalars()  # long format: one row per point
+    loss = df[df.tag == "train/loss"].copy()
+    # TensorBoard-like smoothing per run (an exponential moving average, debiased by pandas' adjust=True)
+    loss["smoothed"] = loss.groupby("run", observed=True)["value"].transform(
+        lambda v: v.ewm(alpha=0.1).mean()
+    )
+    final = loss.groupby("run", observed=True).agg(
+        final_loss=("smoothed", "last"), best_loss=("value", "min"), steps=("step", "max")
+    )
+    print("Loss per run:\n", final.sort_values("final_loss").round(4), "\n")
+
+    wide = ld.scalars(pivot=True)  # run, step, one column per tag
+    val = wide.dropna(subset=["val/accuracy"]).pivot(index="step", columns="run", values="val/accuracy")
+    print("Validation accuracy by step (one column per run):\n", val.round(3), "\n")
+
+    hp = ld.hparams()  # one row per run: hyperparameters and final metrics
+    best = hp.sort_values("hparam/val_accuracy", ascending=False).iloc[0]
+    print(f"Best run: {best['run']} (lr={best['lr']}, val accuracy {best['hparam/val_accuracy']:.3f})")
+
+    summary = final.join(hp.set_index("run")[["lr", "hparam/val_accuracy"]])
+    out = logdir / "summary.csv"
+    summary.to_csv(out)
+    print(f"Wrote {out}")
+    assert summary["final_loss"].notna().all() and len(summary) == 4
+
+
+if __name__ == "__main__":
+    main()
