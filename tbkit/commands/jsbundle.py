@@ -9,7 +9,7 @@ are placed in dependency order and each runs once, as with real ES modules.
 Only the module syntax the first-party code uses is accepted: named imports, namespace
 imports, side-effect imports, and ``export`` before a function, class or declaration (or an
 ``export { ... }`` list). Anything else (default exports, re-exports, dynamic ``import()``,
-imports from outside the ``tbkit`` package) raises :class:`BundleError`, so a change in the
+imports from outside the ``tbkit`` package or a given root) raises :class:`BundleError`, so a change in the
 chart code that this bundler does not understand fails loudly instead of shipping a broken
 report.
 
@@ -61,18 +61,19 @@ def _names(spec: str, where: Path) -> list[tuple[str, str]]:
     return out
 
 
-def _resolve(base: Path, target: str, where: Path) -> Path:
+def _resolve(base: Path, target: str, where: Path, root: Path) -> Path:
     if not target.startswith(("./", "../")):
         raise BundleError(f"{where}: only relative imports can be bundled, not {target!r}")
     path = (base.parent / target).resolve()
-    if PACKAGE_ROOT not in path.parents or path.suffix != ".js" or not path.is_file():
-        raise BundleError(f"{where}: import {target!r} is not a .js file inside the tbkit package")
+    if root not in path.parents or path.suffix != ".js" or not path.is_file():
+        raise BundleError(f"{where}: import {target!r} is not a .js file under {root}")
     return path
 
 
 class _Module:
-    def __init__(self, path: Path, index: int) -> None:
+    def __init__(self, path: Path, index: int, root: Path) -> None:
         self.path = path
+        self.root = root
         self.var = f"__tbkit_module_{index}"
         self.source = path.read_text(encoding="utf-8")
         if _DYNAMIC_IMPORT.search(self.source):
@@ -82,7 +83,7 @@ class _Module:
             if match.group("default"):
                 raise BundleError(f"{path}: default imports cannot be bundled ({match.group(0).strip()!r})")
             target = match.group("path") or match.group("bare")
-            self.imports.append((match, _resolve(path, target, path)))
+            self.imports.append((match, _resolve(path, target, path, root)))
 
 
 def _body(module: _Module, modules: dict[Path, _Module]) -> str:
@@ -113,14 +114,16 @@ def _body(module: _Module, modules: dict[Path, _Module]) -> str:
         rest = source[line.start() : source.find("\n", line.start())] if line else ""
         raise BundleError(f"{module.path}: cannot bundle {rest.strip()!r}")
     members = ", ".join(name if name == local else f"{name}: {local}" for local, name in exported)
-    rel = module.path.relative_to(PACKAGE_ROOT).as_posix()
-    return f"// ---- tbkit/{rel}\nconst {module.var} = (() => {{\n{source}\nreturn {{ {members} }};\n}})();\n"
+    rel = module.path.relative_to(module.root).as_posix()
+    head = f"// ---- {module.root.name}/{rel}\nconst {module.var} = (() => {{\n"
+    return f"{head}{source}\nreturn {{ {members} }};\n}})();\n"
 
 
-def bundle(entry: Path) -> str:
+def bundle(entry: Path, *, root: Path = PACKAGE_ROOT) -> str:
     """One classic script running the ES module ``entry`` and every module it imports.
 
     The script runs in strict mode inside its own scope (nothing leaks into ``window``).
+    Every module must lie under ``root`` (default: the ``tbkit`` package).
 
     Raises:
         BundleError: Unsupported module syntax, an import outside the package, or a cycle.
@@ -135,12 +138,13 @@ def bundle(entry: Path) -> str:
         if path in modules:
             return
         visiting.add(path)
-        module = modules[path] = _Module(path, len(modules))
+        module = modules[path] = _Module(path, len(modules), root)
         for _, dep in module.imports:
             visit(dep)
         visiting.discard(path)
         order.append(path)
 
+    root = Path(root).resolve()
     visit(Path(entry).resolve())
     parts = [_body(modules[p], modules) for p in order]
     return '(() => {\n"use strict";\n' + "".join(parts) + "})();\n"
