@@ -1,4 +1,4 @@
-"""Fixtures of the command-line tests; the browser fixtures are tests/browser's own (reused, not copied)."""
+"""Fixtures of the command-line tests (the report's browser test is tests/browser/test_report.py)."""
 
 from __future__ import annotations
 
@@ -7,13 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.conftest import (  # noqa: F401  (fixtures and the report hook, reused as they are)
-    browser,
-    page,
-    page_problems,
-    pytest_runtest_makereport,
-    serve,
-)
 from tests.cli._logdirs import write_rich_logdir
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reader"))

@@ -1,4 +1,8 @@
-"""The report in headless Chromium with the network blocked: every chart drawn, in each run's colour."""
+"""``tbkit report`` in headless Chromium with the network blocked: every chart drawn, in each run's colour.
+
+It lives here, not in tests/cli/, to share this directory's session-wide browser (Playwright's
+sync API allows one per session).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.cli._logdirs import run_tbkit
+from tests.cli._logdirs import run_tbkit, write_rich_logdir
 
 pytestmark = pytest.mark.browser
 
@@ -46,7 +50,8 @@ def _pixels(page: Any, card: Any, color: str) -> int:
     return int(page.evaluate(_COLOR_PIXELS, [canvas, color]))
 
 
-def test_report_draws_every_chart_offline(page: Any, rich_logdir: Path, tmp_path: Path) -> None:
+def test_report_draws_every_chart_offline(page: Any, tmp_path: Path) -> None:
+    rich_logdir = write_rich_logdir(tmp_path / "logdir")
     out = tmp_path / "report.html"
     result = run_tbkit("report", "--logdir", str(rich_logdir), "-o", str(out))
     assert result.returncode == 0, result.stderr
