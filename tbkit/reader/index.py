@@ -67,7 +67,8 @@ class LogdirIndex:
         self._run_filter = name_filter(runs, "runs")
         self._tag_filter = name_filter(tags, "tags")
         self._purge = purge_orphaned_data
-        self._lock = threading.RLock()
+        self._lock = threading.RLock()  # held while data are read or changed
+        self._reload_lock = threading.Lock()
         self._files: dict[str, list[str]] = {}
         self._runs: dict[str, RunData] = {}
         self._loaded = False
@@ -95,13 +96,15 @@ class LogdirIndex:
                 next reload reads on from there).
         """
         files = self.discover()
-        with self._lock:
+        with self._reload_lock:  # one reload at a time; readers wait only while a window is applied
             for name, paths in files.items():
-                run = self._runs[name]
+                with self._lock:
+                    run = self._runs[name]
                 for path in paths:
-                    load_file(run, path, limit)
-            self._loaded = True
-            return self.generation
+                    load_file(run, path, limit, self._lock)
+            with self._lock:
+                self._loaded = True
+                return self.generation
 
     def ensure_loaded(self) -> None:
         """Load once, on first use."""

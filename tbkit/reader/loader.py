@@ -12,6 +12,9 @@ last record is left for the next reload (and shown as a pending problem meanwhil
 
 from __future__ import annotations
 
+import contextlib
+from contextlib import AbstractContextManager
+
 import numpy as np
 from google.protobuf.message import DecodeError
 
@@ -28,7 +31,9 @@ __all__ = ["load_file"]
 WINDOW = 4 << 20  # bytes framed at a time
 
 
-def load_file(run: RunData, path: str, limit: int | None = None) -> None:
+def load_file(
+    run: RunData, path: str, limit: int | None = None, lock: AbstractContextManager[object] | None = None
+) -> None:
     """Read the new bytes of the event file ``path`` of ``run`` and apply them.
 
     Args:
@@ -36,42 +41,49 @@ def load_file(run: RunData, path: str, limit: int | None = None) -> None:
         path: The event file.
         limit: Read at most this many new bytes now (the rest on a later call): a quick
             first look that finds a run's tags without reading all of it.
+        lock: Held while the run's data change (one window of records at a time), not
+            while bytes are read and framed, so readers of the run wait little.
     """
-    state = run.files.get(path)
-    if state is None:
-        state = run.files[path] = FileState(path)
+    lock = lock if lock is not None else contextlib.nullcontext()
+    with lock:
+        state = run.files.get(path)
+        if state is None:
+            state = run.files[path] = FileState(path)
     try:
         size = storage.size(path)
         if size <= state.offset:
             return
         data = storage.read_bytes(path, state.offset, limit)
     except StorageError as exc:
-        run.problem(path, None, str(exc))
+        with lock:
+            run.problem(path, None, str(exc))
         return
-    consumed = _load_buffer(run, state, data)
+    consumed = _load_buffer(run, state, data, lock)
     tail = len(data) - consumed
-    state.tail = None
     cut_short = state.offset + len(data) < size  # the rest is unread, not incomplete
-    if tail and not state.resyncing and not cut_short:  # while resyncing, the kept bytes are no record yet
-        reason = f"incomplete last record ({tail} bytes; the file may still be being written)"
-        state.tail = Problem(run.name, path, state.offset + consumed, reason)
-    state.offset += consumed
+    with lock:
+        state.tail = None
+        if tail and not state.resyncing and not cut_short:  # while resyncing, kept bytes are no record yet
+            reason = f"incomplete last record ({tail} bytes; the file may still be being written)"
+            state.tail = Problem(run.name, path, state.offset + consumed, reason)
+        state.offset += consumed
     del data
     release_free_memory()
 
 
-def _load_buffer(run: RunData, state: FileState, data: bytes) -> int:
+def _load_buffer(run: RunData, state: FileState, data: bytes, lock: AbstractContextManager[object]) -> int:
     """Apply every complete record of ``data``; returns the bytes consumed."""
     pos = 0
     size = WINDOW
     while pos < len(data):
         window = data[pos : pos + size]
         scan = scan_records(window, resyncing=state.resyncing)
-        for offset, reason in scan.problems:
-            run.problem(state.path, state.offset + pos + offset, f"corrupt record: {reason}")
-        state.resyncing = scan.resyncing
-        if len(scan.starts):
-            _apply_records(run, state, window, scan.starts, scan.lengths, state.offset + pos)
+        with lock:
+            for offset, reason in scan.problems:
+                run.problem(state.path, state.offset + pos + offset, f"corrupt record: {reason}")
+            state.resyncing = scan.resyncing
+            if len(scan.starts):
+                _apply_records(run, state, window, scan.starts, scan.lengths, state.offset + pos)
         if scan.end == 0 and pos + len(window) < len(data):
             size *= 2  # a record longer than the window: look further
             continue

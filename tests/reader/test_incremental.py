@@ -108,3 +108,34 @@ def test_one_character_tags_take_the_scalar_fast_path():
     ).SerializeToString()
     assert len(raw) == 23  # the smallest single-scalar event
     assert extract(raw + bytes(16), np.array([0]), np.array([len(raw)])).values.tolist() == [0.5]
+
+
+def test_loading_holds_the_lock_per_window_not_per_file(tmp_path, monkeypatch):
+    """Readers of a run (the server's listing) wait for one window of records, not the whole file."""
+    import threading
+
+    from tbkit.reader import loader
+    from tbkit.reader.events import RunData
+
+    path = tmp_path / FILE_NAME
+    path.write_bytes(records([header()] + [simple("a", s, s) for s in range(1, 2001)]))
+    monkeypatch.setattr(loader, "WINDOW", 4096)
+
+    class CountingLock:
+        def __init__(self) -> None:
+            self.inner = threading.RLock()
+            self.entered = 0
+
+        def __enter__(self) -> None:
+            self.inner.acquire()
+            self.entered += 1
+
+        def __exit__(self, *exc: object) -> None:
+            self.inner.release()
+
+    lock = CountingLock()
+    run = RunData(".")
+    loader.load_file(run, str(path), lock=lock)
+    assert len(run.series["a"]) == 2000
+    windows = path.stat().st_size // 4096
+    assert lock.entered >= windows > 5  # released between windows
