@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from google.protobuf.message import DecodeError
 
 from tbkit._arrays import to_float, to_numpy
 from tbkit.plugins.audio.summary import audio_pb, encode_wav
@@ -336,6 +337,36 @@ class SummaryWriter(RichMethodsMixin, FileMethodsMixin, GraphMethodsMixin):
         """Log a tensor of any shape as it is (plugin ``tensor``)."""
         tag = check_tag(tag)
         self._add(tensor_pb(tag, to_numpy(tensor, name="tensor")), global_step, walltime)
+
+    def add_summary(
+        self, summary: Any, global_step: int | None = None, walltime: float | None = None
+    ) -> None:
+        """Log a ready ``Summary`` proto, e.g. from a custom plugin's summary builder.
+
+        Accepts tbkit's ``Summary`` or any wire-compatible message (TensorFlow's,
+        TensorBoard's) or its serialized bytes. As for every kind, metadata is kept only on
+        each tag's first value in the file.
+        """
+        if isinstance(summary, bytes | bytearray):
+            data = bytes(summary)
+        elif isinstance(summary, summary_pb2.Summary):
+            data = None
+        elif hasattr(summary, "SerializeToString"):
+            data = summary.SerializeToString()
+        else:
+            raise TypeError(f"summary must be a Summary proto or its bytes, got {type(summary).__name__}")
+        if data is not None:
+            try:
+                summary = summary_pb2.Summary.FromString(data)
+            except DecodeError as exc:
+                raise ValueError(f"summary does not parse as a Summary: {exc}") from None
+        else:
+            copy = summary_pb2.Summary()
+            copy.CopyFrom(summary)  # the writer thread may strip metadata: never touch the caller's
+            summary = copy
+        for value in summary.value:
+            check_tag(value.tag, "summary value tag")
+        self._add(summary, global_step, walltime)
 
     # -- lifecycle ---------------------------------------------------------------------
 

@@ -661,3 +661,23 @@ def test_bad_purge_step_creates_no_file(tmp_path) -> None:
 def test_scalar_beyond_float_range_names_the_argument(writer) -> None:
     with pytest.raises(ValueError, match="scalar_value"):
         writer.add_scalar("x", 2**1024, 0)
+
+
+def test_add_summary_takes_protos_of_any_package_and_bytes(writer, logdir) -> None:
+    from tbkit.plugins.scalars.summary import scalar_pb
+
+    ours = scalar_pb("a", 1.5)
+    writer.add_summary(ours, 1)
+    writer.add_summary(ours, 2)  # the second loses its metadata in the file, not in the caller's proto
+    assert ours.value[0].HasField("metadata")
+    theirs = pytest.importorskip("tensorboard.compat.proto.summary_pb2").Summary()
+    theirs.ParseFromString(scalar_pb("b", 2.5).SerializeToString())
+    writer.add_summary(theirs, 3)
+    writer.add_summary(scalar_pb("c", 3.5).SerializeToString(), 4)
+    with pytest.raises(TypeError, match="summary"):
+        writer.add_summary("not a summary", 5)
+    with pytest.raises(ValueError, match="summary"):
+        writer.add_summary(b"\xff\xff\xff", 5)
+    writer.flush()
+    got = [(e.step, v.tag, float(_tensor(v)), v.HasField("metadata")) for e, v in _values(logdir)]
+    assert got == [(1, "a", 1.5, True), (2, "a", 1.5, False), (3, "b", 2.5, True), (4, "c", 3.5, True)]

@@ -9,12 +9,11 @@ series and ``tbkit.read(logdir).tensors(plugin="confusion_matrix")`` returns the
 from __future__ import annotations
 
 import json
-import time
 
 import numpy as np
 
+import tbkit
 from tbkit.proto import summary_pb2, types_pb2
-from tbkit.writer.event_file import EventFileWriter
 
 __all__ = ["PLUGIN_NAME", "VERSION", "confusion_summary", "log_confusion"]
 
@@ -40,9 +39,6 @@ def confusion_summary(tag: str, matrix: np.ndarray, *, version: int = VERSION) -
 
 def log_confusion(run_dir: str, tag: str, matrices: list[np.ndarray], *, version: int = VERSION) -> None:
     """Append one matrix per step (0, 1, ...) to an event file of ``run_dir``."""
-    writer = EventFileWriter(run_dir)
-    try:
+    with tbkit.SummaryWriter(run_dir) as writer:
         for step, matrix in enumerate(matrices):
-            writer.add_summary(confusion_summary(tag, matrix, version=version), step, time.time())
-    finally:
-        writer.close()
+            writer.add_summary(confusion_summary(tag, matrix, version=version), step)
