@@ -4,7 +4,10 @@ Each case runs every writer in this one process, on the same inputs, and prints 
 per-call time of the ``add_*`` loop, the time ``close()`` then takes, the per-call time
 including ``close()``, and each peer's ratio to tbkit (higher = tbkit faster).
 
-Usage: ``python bench/write.py [--scale 1.0] [--cases scalar,histogram,image]``
+The ``watch`` case is tbkit's alone: a training loop of a small MLP with
+``tbkit.torch.watch(log="all", log_freq=10)`` against the same loop without it.
+
+Usage: ``python bench/write.py [--scale 1.0] [--cases scalar,histogram,image,watch]``
 """
 
 from __future__ import annotations
@@ -113,6 +116,64 @@ def _case_graph(w: Any, n: int) -> int:
     return n
 
 
+def run_watch(scale: float) -> float:
+    """Time a training loop of a small MLP with and without ``watch(log="all", log_freq=10)``.
+
+    The MLP is 32-64-64-10 (ReLU), batch 64, SGD, cross-entropy: about 7,000 weights, so the
+    fixed cost per logged step weighs the most. Both loops alternate three times; the
+    fastest run of each counts. Prints and returns the overhead in percent of step time.
+    """
+    import torch
+
+    import tbkit
+    from tbkit.integrations.torch import watch
+
+    steps = max(10, int(1_000 * scale))
+    print(f"\n== watch: 32-64-64-10 MLP, batch 64, {steps} steps, watch(log='all', log_freq=10)")
+    torch.manual_seed(0)
+    x, y = torch.randn(64, 32), torch.randint(0, 10, (64,))
+    loss_fn = torch.nn.CrossEntropyLoss()
+
+    def loop(watched: bool) -> float:
+        model = torch.nn.Sequential(
+            torch.nn.Linear(32, 64),
+            torch.nn.ReLU(),
+            torch.nn.Linear(64, 64),
+            torch.nn.ReLU(),
+            torch.nn.Linear(64, 10),
+        )
+        opt = torch.optim.SGD(model.parameters(), lr=0.01)
+        root = tempfile.mkdtemp(prefix="bench-watch-")
+        writer = tbkit.SummaryWriter(root)
+        handle = watch(model, writer, log="all", log_freq=10) if watched else None
+        try:
+            for i in range(steps + 50):  # 50 warm-up steps
+                if i == 50:
+                    gc.collect()
+                    t0 = time.perf_counter()
+                opt.zero_grad()
+                loss_fn(model(x), y).backward()
+                opt.step()
+            elapsed = (time.perf_counter() - t0) / steps
+        finally:
+            if handle is not None:
+                handle.remove()
+            writer.close()
+            shutil.rmtree(root, ignore_errors=True)
+        return elapsed
+
+    plain, watched = float("inf"), float("inf")
+    for _ in range(3):  # alternate, so a burst of load elsewhere hits both alike
+        plain = min(plain, loop(False))
+        watched = min(watched, loop(True))
+    overhead = 100 * (watched / plain - 1)
+    print(f"{'loop':<14}{'us/step':>14}")
+    print(f"{'plain':<14}{plain * 1e6:>14.1f}")
+    print(f"{'watch':<14}{watched * 1e6:>14.1f}")
+    print(f"watch overhead: {overhead:.1f}% of step time")
+    return overhead
+
+
 CASES = {
     "scalar": (_case_scalar, 200_000, "add_scalar, 10 tags x 20,000 steps"),
     "histogram": (_case_histogram, 1_000, "add_histogram of 100,000 float32, default bins"),
@@ -156,11 +217,15 @@ def run_case(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every call count")
-    parser.add_argument("--cases", default=",".join(CASES), help="comma-separated: " + ",".join(CASES))
+    names = [*CASES, "watch"]
+    parser.add_argument("--cases", default=",".join(names), help="comma-separated: " + ",".join(names))
     args = parser.parse_args()
     writers = _writers()
     for name in args.cases.split(","):
-        run_case(name.strip(), args.scale, writers)
+        if name.strip() == "watch":
+            run_watch(args.scale)
+        else:
+            run_case(name.strip(), args.scale, writers)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,265 @@
+"""PyTorch helpers: watch a model's weights and gradients, log its graph and learning rates.
+
+``import tbkit`` never imports this module nor torch; ``import tbkit.torch`` does both.
+
+Example:
+    >>> import tbkit, tbkit.torch  # doctest: +SKIP
+    >>> writer = tbkit.SummaryWriter("runs/exp")  # doctest: +SKIP
+    >>> handle = tbkit.torch.watch(model, writer, log="all", log_freq=100)  # doctest: +SKIP
+    >>> for step, (x, y) in enumerate(loader):  # doctest: +SKIP
+    ...     loss = loss_fn(model(x), y)
+    ...     loss.backward()
+    ...     optimizer.step()
+    ...     optimizer.zero_grad()
+    ...     tbkit.torch.log_learning_rates(optimizer, writer, step)
+    >>> handle.remove()  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Literal
+
+import numpy as np
+
+from tbkit.errors import MissingDependencyError
+from tbkit.integrations._segments import HistogramBatch, SegmentBucketer
+from tbkit.writer._rank import NullSummaryWriter
+from tbkit.writer.summary_writer import SummaryWriter
+
+try:
+    import torch
+except ImportError as exc:  # pragma: no cover - torch is a test dependency
+    raise MissingDependencyError("torch", feature="tbkit.torch") from exc
+
+__all__ = ["WatchHandle", "log_graph", "log_learning_rates", "watch"]
+
+Log = Literal["gradients", "parameters", "all"]
+_LOG_CHOICES = ("gradients", "parameters", "all")
+
+
+class WatchHandle:
+    """What :func:`watch` returns: the hooks, the step counter, ``remove()``.
+
+    Attributes:
+        step: The index of the model's current training forward call (the first is 0), the
+            step at which histograms and norms are logged. Assign to it to follow your own
+            step count; the next training forward adds one.
+    """
+
+    def __init__(self, model: Any, writer: SummaryWriter, log: Log, log_freq: int, prefix: str) -> None:
+        self.step = -1
+        self._writer = writer
+        self._log_freq = log_freq
+        self._prefix = prefix
+        params = [(n, p) for n, p in model.named_parameters() if p.numel() > 0 and p.is_floating_point()]
+        watched = params if log in ("parameters", "all") else []
+        trainable = [(n, p) for n, p in params if p.requires_grad] if log != "parameters" else []
+        # One CPU float32 buffer: the weights of a logged step, then each gradient, copied in
+        # place (no allocation, one copy each); NumPy reads it without a conversion.
+        self._tags = [f"{prefix}parameters/{n}" for n, _ in watched] + [
+            f"{prefix}gradients/{n}" for n, _ in trainable
+        ]
+        self._sizes = [p.numel() for _, p in watched] + [p.numel() for _, p in trainable]
+        self._buffer = torch.empty(sum(self._sizes), dtype=torch.float32)
+        self._param_count = len(watched)
+        self._params = [p for _, p in watched]
+        self._param_slice = self._buffer[: sum(self._sizes[: len(watched)])]
+        offset = len(self._param_slice)
+        self._grad_slots: dict[int, tuple[int, Any]] = {}  # id(param) -> (its segment, its slice)
+        for i, (_, param) in enumerate(trainable, start=len(watched)):
+            self._grad_slots[id(param)] = (i, self._buffer[offset : offset + param.numel()])
+            offset += param.numel()
+        self._trainable = [p for _, p in trainable]
+        # Per set of filled segments: their buffer views, Summary template and bucketer.
+        self._layouts: dict[tuple[int, ...], tuple[list[Any], HistogramBatch, SegmentBucketer]] = {}
+        self._filled: list[int] = []  # segments holding this logged step's data
+        self._collecting = False  # a logged step waiting for its gradients
+        self._grad_hooks: list[Any] = []  # registered for a logged step only: other steps pay nothing
+        self._hooks = [model.register_forward_pre_hook(self._on_forward)]
+
+    # -- hooks ---------------------------------------------------------------------------
+
+    def _on_forward(self, module: Any, args: Any) -> None:
+        if not module.training:
+            return
+        if self._grad_hooks or self._collecting:
+            self._end_step()
+        self.step += 1
+        if self.step % self._log_freq:
+            return
+        if self._params:
+            with torch.no_grad():
+                torch.cat([p.detach().reshape(-1).float().cpu() for p in self._params], out=self._param_slice)
+            self._filled = list(range(self._param_count))
+        if self._trainable:
+            self._collecting = True
+            self._grad_hooks = [p.register_post_accumulate_grad_hook(self._on_grad) for p in self._trainable]
+        else:
+            self._write()
+
+    def _on_grad(self, param: Any) -> None:
+        if not self._collecting or param.grad is None:
+            return
+        index, slot = self._grad_slots[id(param)]
+        grad = param.grad.detach()
+        with torch.no_grad():
+            slot.copy_((grad.to_dense() if grad.is_sparse else grad).reshape(-1))
+        self._filled.append(index)
+        if len(self._filled) == len(self._sizes):
+            self._collecting = False
+            self._write()  # the hooks stay until the next forward: removing them inside autograd is unsafe
+
+    def _end_step(self) -> None:
+        """Close a logged step: drop its hooks, write what it gathered if a gradient never came."""
+        for hook in self._grad_hooks:
+            hook.remove()
+        self._grad_hooks = []
+        if self._collecting:
+            self._collecting = False
+            self._write()
+
+    # -- writing -------------------------------------------------------------------------
+
+    def _write(self) -> None:
+        """Write histograms and norms of the segments filled in this step."""
+        filled, self._filled = sorted(self._filled), []
+        if not filled:
+            return
+        key = tuple(filled)
+        state = self._layouts.get(key)
+        if state is None:  # first time for this set of segments (normally: all of them)
+            bounds = np.cumsum([0, *self._sizes])
+            views = [self._buffer[bounds[i] : bounds[i + 1]] for i in filled]
+            batch = HistogramBatch([self._tags[i] for i in filled])
+            state = self._layouts[key] = (views, batch, SegmentBucketer([self._sizes[i] for i in filled]))
+        views, batch, bucketer = state
+        with torch.no_grad():
+            values = self._buffer.numpy() if len(filled) == len(self._sizes) else torch.cat(views).numpy()
+            norms = torch.stack(torch._foreach_norm(views)).tolist()
+        buckets = bucketer(values)
+        step, now = max(self.step, 0), time.time()
+        self._writer._add(batch.summary(buckets), step, now)
+        add_scalar = self._writer.add_scalar
+        skip = len(self._prefix)
+        grad_total, has_grads = 0.0, False
+        for tag, norm in zip(batch.tags, norms, strict=True):
+            kind, _, name = tag[skip:].partition("/")
+            if kind == "gradients":
+                add_scalar(f"{self._prefix}gradient_norms/{name}", norm, step, now)
+                grad_total += norm * norm
+                has_grads = True
+            else:
+                add_scalar(f"{self._prefix}parameter_norms/{name}", norm, step, now)
+        if has_grads:
+            add_scalar(f"{self._prefix}gradient_norms/total", grad_total**0.5, step, now)
+
+    def remove(self) -> None:
+        """Write what a logged step still holds and remove every hook. Calling it again does nothing."""
+        self._end_step()
+        for hook in self._hooks:
+            hook.remove()
+        self._hooks = []
+
+    def __enter__(self) -> WatchHandle:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.remove()
+
+
+class _NullHandle(WatchHandle):
+    """The handle of a rank that does not write: no hook at all."""
+
+    def __init__(self) -> None:
+        self.step = -1
+        self._grad_hooks = []
+        self._collecting = False
+        self._hooks = []
+
+
+def watch(
+    model: Any, writer: SummaryWriter, log: Log = "gradients", log_freq: int = 100, *, prefix: str = ""
+) -> WatchHandle:
+    """Log histograms and L2 norms of a model's gradients and/or weights every ``log_freq`` steps.
+
+    A step is one forward call of ``model`` in training mode (``model.training``; evaluation
+    forwards are not counted). On steps 0, ``log_freq``, ``2·log_freq``, ... the weights are
+    logged before the forward and the gradients once every trainable parameter has received
+    its gradient in the backward (a parameter that gets none is left out of that step).
+    Everything of a step is bucketed in one vectorised pass (TensorBoard's 30 buckets).
+
+    Tags: histograms ``parameters/<name>`` and ``gradients/<name>``; scalars
+    ``parameter_norms/<name>``, ``gradient_norms/<name>`` and ``gradient_norms/total`` (the
+    norm of all gradients together, what ``clip_grad_norm_`` measures); all after ``prefix``.
+
+    Args:
+        model: A ``torch.nn.Module``.
+        writer: The writer to log to. On a rank that does not write (``NullSummaryWriter``)
+            no hook is registered.
+        log: ``"gradients"``, ``"parameters"`` or ``"all"``.
+        log_freq: Log every this many steps.
+        prefix: Prepended to every tag (to watch several models with one writer).
+
+    Returns:
+        A :class:`WatchHandle`; ``handle.remove()`` writes what is pending and removes the hooks.
+
+    Example:
+        >>> handle = watch(model, writer, log="all", log_freq=10)  # doctest: +SKIP
+    """
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"model must be a torch.nn.Module, got {type(model).__name__}")
+    if log not in _LOG_CHOICES:
+        raise ValueError(f"log must be one of {_LOG_CHOICES}, got {log!r}")
+    if isinstance(log_freq, bool) or not isinstance(log_freq, int) or log_freq < 1:
+        raise ValueError(f"log_freq must be a positive int, got {log_freq!r}")
+    if not isinstance(prefix, str):
+        raise TypeError(f"prefix must be a str, got {type(prefix).__name__}")
+    if isinstance(writer, NullSummaryWriter):
+        return _NullHandle()
+    return WatchHandle(model, writer, log, log_freq, prefix)
+
+
+def log_graph(model: Any, writer: SummaryWriter, input_to_model: Any, **kwargs: Any) -> None:
+    """Write ``model``'s op graph (traced with ``input_to_model``); ``SummaryWriter.add_graph``.
+
+    The module is traced in evaluation mode and put back in the mode it was in, so dropout
+    and batch-norm statistics are untouched. ``kwargs`` go to ``add_graph``
+    (``use_strict_trace``, ``verbose``).
+
+    Example:
+        >>> log_graph(model, writer, torch.zeros(1, 32))  # doctest: +SKIP
+    """
+    if isinstance(writer, NullSummaryWriter):
+        return
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.no_grad():
+            writer.add_graph(model, input_to_model, **kwargs)
+    finally:
+        model.train(was_training)
+
+
+def log_learning_rates(
+    optimizer: Any, writer: SummaryWriter, step: int, *, prefix: str = "learning_rate"
+) -> None:
+    """Log each parameter group's learning rate as a scalar.
+
+    The tag is ``prefix`` for an optimizer with one parameter group, else ``<prefix>/<name>``
+    where ``name`` is the group's ``"name"`` entry if it has one, else ``group<i>``.
+
+    Example:
+        >>> log_learning_rates(optimizer, writer, step)  # doctest: +SKIP
+    """
+    groups = getattr(optimizer, "param_groups", None)
+    if groups is None:
+        raise TypeError(f"optimizer must have param_groups, got {type(optimizer).__name__}")
+    if len(groups) == 1:
+        writer.add_scalar(prefix, groups[0]["lr"], step)
+        return
+    for i, group in enumerate(groups):
+        name = group.get("name")
+        writer.add_scalar(
+            f"{prefix}/{name if isinstance(name, str) and name else f'group{i}'}", group["lr"], step
+        )
