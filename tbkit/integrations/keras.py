@@ -264,7 +264,7 @@ class TensorBoard(keras.callbacks.Callback):
                     if images is not None:
                         pngs = _image_bytes(images)
                         height, width = images.shape[1:3]
-                        writer._add(image_pb(f"{name}/image", pngs, width=width, height=height), epoch, None)
+                        writer.add_summary(image_pb(f"{name}/image", pngs, width=width, height=height), epoch)
         writer.flush()
 
     def _log_embeddings(self, epoch: int) -> None:

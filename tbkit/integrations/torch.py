@@ -139,7 +139,7 @@ class WatchHandle:
             norms = torch.stack(torch._foreach_norm(views)).tolist()
         buckets = bucketer(values)
         step, now = max(self.step, 0), time.time()
-        self._writer._add(batch.summary(buckets), step, now)
+        self._writer.add_summary(batch.summary(buckets), step, now)
         add_scalar = self._writer.add_scalar
         skip = len(self._prefix)
         grad_total, has_grads = 0.0, False
