@@ -36,7 +36,8 @@ def _data() -> tuple[np.ndarray, np.ndarray]:
 
 
 def _model():  # type: ignore[no-untyped-def]
-    keras.utils.set_random_seed(0)
+    # No keras.utils.set_random_seed: it imports TensorFlow when installed; every check compares
+    # with values of the same fit, so the initial weights need not be reproducible.
     model = keras.Sequential(
         [keras.Input((4,)), keras.layers.Dense(8, activation="relu"), keras.layers.Dense(1)], name="net"
     )
@@ -178,7 +179,6 @@ def test_hparams_metrics_filter_and_non_zero_rank(tmp_path) -> None:
 
 
 def test_embeddings_and_bad_arguments(tmp_path) -> None:
-    keras.utils.set_random_seed(0)
     model = keras.Sequential(
         [
             keras.Input((3,), dtype="int32"),
