@@ -74,6 +74,15 @@ class SegmentBucketer:
         self._scaled = np.empty(total, dtype=self.dtype)
         self._index = np.empty(total, dtype=np.intp)
 
+    def norms(self, flat: np.ndarray) -> np.ndarray:
+        """The float64 L2 norm of each segment of ``flat`` (squares summed in float64)."""
+        values = np.asarray(flat).reshape(-1)
+        if values.size != self._scaled.size:
+            raise ValueError(f"flat holds {values.size} values, the lengths add up to {self._scaled.size}")
+        if not len(self.sizes):
+            return np.zeros(0)
+        return np.sqrt(np.add.reduceat(np.square(values, dtype=np.float64), self._starts))
+
     def __call__(self, flat: np.ndarray) -> np.ndarray:
         """The ``[n, bucket_count, 3]`` buckets of ``flat`` (laid out as the lengths say)."""
         bucket_count, sizes, starts = self.bucket_count, self.sizes, self._starts

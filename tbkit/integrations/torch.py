@@ -132,25 +132,26 @@ class WatchHandle:
             bounds = np.cumsum([0, *self._sizes])
             views = [self._buffer[bounds[i] : bounds[i + 1]] for i in filled]
             batch = HistogramBatch([self._tags[i] for i in filled])
-            state = self._layouts[key] = (views, batch, SegmentBucketer([self._sizes[i] for i in filled]))
-        views, batch, bucketer = state
-        with torch.no_grad():
-            values = self._buffer.numpy() if len(filled) == len(self._sizes) else torch.cat(views).numpy()
-            norms = torch.stack(torch._foreach_norm(views)).tolist()
+            norm_tags = []
+            for tag in batch.tags:
+                kind, _, name = tag[len(self._prefix) :].partition("/")
+                kind = "gradient_norms" if kind == "gradients" else "parameter_norms"
+                norm_tags.append((f"{self._prefix}{kind}/{name}", kind == "gradient_norms"))
+            bucketer = SegmentBucketer([self._sizes[i] for i in filled])
+            state = self._layouts[key] = (views, batch, bucketer, norm_tags)
+        views, batch, bucketer, norm_tags = state
+        values = self._buffer.numpy() if len(filled) == len(self._sizes) else torch.cat(views).numpy()
         buckets = bucketer(values)
+        norms = bucketer.norms(values).tolist()
         step, now = max(self.step, 0), time.time()
         self._writer.add_summary(batch.summary(buckets), step, now)
         add_scalar = self._writer.add_scalar
-        skip = len(self._prefix)
         grad_total, has_grads = 0.0, False
-        for tag, norm in zip(batch.tags, norms, strict=True):
-            kind, _, name = tag[skip:].partition("/")
-            if kind == "gradients":
-                add_scalar(f"{self._prefix}gradient_norms/{name}", norm, step, now)
+        for (tag, is_grad), norm in zip(norm_tags, norms, strict=True):
+            add_scalar(tag, norm, step, now)
+            if is_grad:
                 grad_total += norm * norm
                 has_grads = True
-            else:
-                add_scalar(f"{self._prefix}parameter_norms/{name}", norm, step, now)
         if has_grads:
             add_scalar(f"{self._prefix}gradient_norms/total", grad_total**0.5, step, now)
 
