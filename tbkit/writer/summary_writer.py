@@ -12,7 +12,7 @@ import numpy as np
 from google.protobuf.message import DecodeError
 
 from tbkit._arrays import to_float, to_numpy
-from tbkit.plugins.audio.summary import audio_pb, encode_wav
+from tbkit.plugins.audio.summary import audio_pb, clip_samples, encode_wav
 from tbkit.plugins.histograms.summary import Bins, compute_buckets, histogram_pb, histogram_raw_pb
 from tbkit.plugins.images.convert import encode_png, to_hwc, to_uint8
 from tbkit.plugins.images.summary import image_pb
@@ -28,7 +28,6 @@ from tbkit.writer._values import _INT64_MAX, _INT64_MIN, check_step, check_tag, 
 from tbkit.writer.event_file import EventFileWriter
 
 _now = time.time
-_MAX_CHANNELS = 8
 
 
 def default_logdir(comment: str = "") -> str:
@@ -293,22 +292,7 @@ class SummaryWriter(RichMethodsMixin, FileMethodsMixin, GraphMethodsMixin):
             sample_rate: Samples per second.
         """
         tag = check_tag(tag)
-        samples = to_numpy(snd_tensor, name="snd_tensor")
-        if samples.ndim == 2 and samples.shape[0] <= _MAX_CHANNELS < samples.shape[1]:
-            samples = samples.T  # (C, L), channels first: torch's (1, L) is the common case
-        if (
-            samples.ndim not in (1, 2)
-            or samples.size == 0
-            or (samples.ndim == 2 and samples.shape[1] > _MAX_CHANNELS)
-        ):
-            raise ValueError(
-                f"snd_tensor must have shape (L,), (C, L) or (L, C) with at most {_MAX_CHANNELS} channels, "
-                f"got {samples.shape}"
-            )
-        if samples.dtype.kind in "iu":
-            samples = samples / float(np.iinfo(samples.dtype).max)
-        elif samples.dtype.kind != "f":
-            raise TypeError(f"snd_tensor must be numeric, got dtype {samples.dtype}")
+        samples = clip_samples(to_numpy(snd_tensor, name="snd_tensor"), name="snd_tensor")
         if isinstance(sample_rate, bool) or not isinstance(sample_rate, int | np.integer) or sample_rate <= 0:
             raise ValueError(f"sample_rate must be a positive int, got {sample_rate!r}")
         self._add(audio_pb(tag, [encode_wav(samples, int(sample_rate))]), global_step, walltime)

@@ -11,6 +11,37 @@ from tbkit.plugins._metadata import tensor_summary
 from tbkit.plugins.audio.metadata import create_summary_metadata
 from tbkit.proto import summary_pb2
 
+MAX_CHANNELS = 8
+
+
+def clip_samples(samples: np.ndarray, *, name: str = "samples") -> np.ndarray:
+    """Samples as ``frames`` or ``frames × channels`` floats in [-1, 1] (not yet clipped).
+
+    Accepts ``(L,)``, ``(1, L)`` or ``(C, L)`` (channels first, as torch's ``(1, L)``) and
+    ``(L, C)``, with at most ``MAX_CHANNELS`` channels; integer samples are scaled by their
+    dtype's range.
+
+    Raises:
+        ValueError: The shape is none of those, or empty.
+        TypeError: The samples are not numbers.
+    """
+    if samples.ndim == 2 and samples.shape[0] <= MAX_CHANNELS < samples.shape[1]:
+        samples = samples.T  # (C, L), channels first
+    if (
+        samples.ndim not in (1, 2)
+        or samples.size == 0
+        or (samples.ndim == 2 and samples.shape[1] > MAX_CHANNELS)
+    ):
+        raise ValueError(
+            f"{name} must have shape (L,), (C, L) or (L, C) with at most {MAX_CHANNELS} channels, "
+            f"got {samples.shape}"
+        )
+    if samples.dtype.kind in "iu":
+        return samples / float(np.iinfo(samples.dtype).max)
+    if samples.dtype.kind != "f":
+        raise TypeError(f"{name} must be numeric, got dtype {samples.dtype}")
+    return samples
+
 
 def encode_wav(samples: np.ndarray, sample_rate: int) -> bytes:
     """Encode float samples in [-1, 1] (``frames`` or ``frames × channels``) as 16-bit PCM WAV.
