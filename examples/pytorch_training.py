@@ -1,11 +1,12 @@
-"""A PyTorch training loop logged with tbkit, profiled with ``tbkit.profiler.trace_handler``.
+"""A PyTorch training loop logged with tbkit: ``tbkit.torch.watch`` and the profiler handler.
 
     python examples/pytorch_training.py [LOGDIR]     # default: runs/pytorch
     tbkit serve --logdir runs/pytorch
 
 A small MLP learns a synthetic two-class problem on the CPU in a few seconds. Logged: losses,
-accuracy, learning rate, weight and gradient histograms, the model graph, hyperparameters,
-and a profiler trace of a few training steps (``<logdir>/plugins/profile/<session>/``).
+accuracy, learning rate, weight and gradient histograms and norms (``watch``), the model graph,
+hyperparameters, and a profiler trace of a few training steps
+(``<logdir>/plugins/profile/<session>/``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from torch import nn
 
 import tbkit
 import tbkit.profiler
+import tbkit.torch
 from tbkit import SummaryWriter
 
 
@@ -42,7 +44,8 @@ def main() -> None:
     epochs, batch = 20, 128
 
     writer = SummaryWriter(str(logdir))
-    writer.add_graph(model, x_train[:1])  # traced with torch.jit.trace
+    tbkit.torch.log_graph(model, writer, x_train[:1])  # traced with torch.jit.trace
+    watched = tbkit.torch.watch(model, writer, log="all", log_freq=50)  # weights and gradients
     profiler = torch.profiler.profile(
         activities=[torch.profiler.ProfilerActivity.CPU],
         schedule=torch.profiler.schedule(wait=1, warmup=1, active=3, repeat=1),
@@ -50,7 +53,7 @@ def main() -> None:
     )
     step = 0
     with writer, profiler:
-        for epoch in range(epochs):
+        for _ in range(epochs):
             model.train()
             perm = torch.randperm(len(x_train), generator=gen)
             for i in range(0, len(x_train), batch):
@@ -69,12 +72,9 @@ def main() -> None:
                 accuracy = (logits.argmax(dim=1) == y_val).float().mean()
             writer.add_scalar("val/loss", val_loss, step)
             writer.add_scalar("val/accuracy", accuracy, step)
-            writer.add_scalar("lr", sched.get_last_lr()[0], step)
-            if epoch % 10 == 0 or epoch == epochs - 1:
-                for name, param in model.named_parameters():
-                    writer.add_histogram(f"weights/{name}", param, step)
-                    writer.add_histogram(f"grads/{name}", param.grad, step)
+            tbkit.torch.log_learning_rates(opt, writer, step)
             sched.step()
+        watched.remove()
         writer.add_hparams(
             {"lr": 0.1, "momentum": 0.9, "batch": batch, "epochs": epochs},
             {"hparam/val_accuracy": float(accuracy)},

@@ -56,11 +56,41 @@ def test_pytorch_training_logs_and_profiles(tmp_path: Path) -> None:
     run_example(EXAMPLES / "pytorch_training.py", tmp_path / "logdir")
     ld = tbkit.read(str(tmp_path / "logdir"))
     tags = set(ld.tags()["tag"])
-    assert {"train/loss", "val/accuracy", "lr", "__run_graph__"} <= tags
-    assert any(t.startswith("grads/") for t in tags)
+    assert {"train/loss", "val/accuracy", "learning_rate", "__run_graph__", "gradient_norms/total"} <= tags
+    assert any(t.startswith("gradients/") for t in tags) and any(t.startswith("parameters/") for t in tags)
     traces = ld.traces()
     assert len(traces) == 1 and traces["events"].iloc[0] > 0
     assert (tmp_path / "logdir" / "plugins" / "profile").is_dir()
+
+
+@pytest.mark.slow
+def test_keras_fit_writes_train_and_validation_runs(tmp_path: Path) -> None:
+    pytest.importorskip("keras")
+    result = run_example(EXAMPLES / "keras_fit.py", tmp_path / "logdir", env={"KERAS_BACKEND": "torch"})
+    ld = tbkit.read(str(tmp_path / "logdir"))
+    tags = ld.tags()
+    assert set(tags["run"]) == {"train", "validation"}
+    train = set(tags.query("run == 'train'")["tag"])
+    assert {
+        "epoch_loss",
+        "epoch_accuracy",
+        "epoch_learning_rate",
+        "sequential/dense/kernel/histogram",
+    } <= train
+    assert ld.hparams()["units"].tolist() == [16]
+    assert "validation accuracy after 5 epochs" in result.stdout
+
+
+@pytest.mark.slow
+def test_lightning_run_logs_metrics_and_hparams(tmp_path: Path) -> None:
+    pytest.importorskip("lightning")
+    result = run_example(EXAMPLES / "lightning_run.py", tmp_path / "save")
+    version = tmp_path / "save" / "circle" / "version_0"
+    ld = tbkit.read(str(version))
+    assert {"train/loss", "val/accuracy"} <= set(ld.tags()["tag"])
+    assert {"hidden", "lr"} <= set(ld.hparams().columns)
+    assert (version / "hparams.yaml").is_file()
+    assert "hyperparameters logged: ['hidden', 'lr']" in result.stdout
 
 
 def test_custom_plugin_registers_through_its_entry_point(tmp_path: Path) -> None:
