@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -209,6 +209,31 @@ def read_blob_series(
     if found is None:
         raise NotFoundError(f"run {run!r} has no {plugin_name} tag {tag!r}")
     return found
+
+
+def tensor_tags(plugin_name: str) -> Response:
+    """The ``tags`` answer of a tensor plugin: ``{run: {tag: {display_name, description, max_step}}}``."""
+    listing = provider().list_tensors(plugin_name)
+    return json_response(
+        {
+            run: {
+                tag: {"display_name": m.display_name, "description": m.description, "max_step": m.max_step}
+                for tag, m in series.items()
+            }
+            for run, series in listing.items()
+        }
+    )
+
+
+def blob_response(sniff: Callable[[bytes], str | None], kind: str) -> Response:
+    """The blob named by the ``blob_key`` parameter, with the content type ``sniff`` finds in its
+    first bytes; 404 when it finds none (a blob is never served as anything else, HTML least)."""
+    key = str_param(params(), "blob_key")
+    data = provider().read_blob(key)
+    content_type = sniff(data[:16])
+    if content_type is None:
+        raise NotFoundError(f"blob {key!r} is not {kind}")
+    return Response(data, mimetype=content_type)
 
 
 def _clean(value: Any) -> Any:

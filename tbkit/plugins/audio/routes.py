@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from flask import Blueprint, Response
 
-from tbkit.errors import NotFoundError
 from tbkit.plugins import _web
 from tbkit.plugins._markdown import markdown_to_safe_html
 from tbkit.plugins.audio.decode import wav_info
@@ -76,9 +75,4 @@ def audio() -> Response:
 
 @blueprint.get("/individualAudio")
 def individual_audio() -> Response:
-    key = _web.str_param(_web.params(), "blob_key")
-    data = _web.provider().read_blob(key)
-    content_type = audio_content_type(data[:16])
-    if content_type is None:
-        raise NotFoundError(f"blob {key!r} is not an audio clip")
-    return Response(data, mimetype=content_type)
+    return _web.blob_response(audio_content_type, "an audio clip")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from flask import Blueprint, Response
 
-from tbkit.errors import NotFoundError
 from tbkit.plugins import _web
 from tbkit.plugins.images.decode import image_format
 from tbkit.plugins.images.metadata import PLUGIN_NAME
@@ -79,9 +78,4 @@ def images() -> Response:
 
 @blueprint.get("/individualImage")
 def individual_image() -> Response:
-    key = _web.str_param(_web.params(), "blob_key")
-    data = _web.provider().read_blob(key)
-    content_type = image_content_type(data[:16])
-    if content_type is None:
-        raise NotFoundError(f"blob {key!r} is not an image")
-    return Response(data, mimetype=content_type)
+    return _web.blob_response(image_content_type, "an image")

@@ -21,16 +21,7 @@ blueprint = Blueprint("text", __name__)
 
 @blueprint.get("/tags")
 def tags() -> Response:
-    listing = _web.provider().list_tensors(PLUGIN_NAME)
-    return _web.json_response(
-        {
-            run: {
-                tag: {"display_name": m.display_name, "description": m.description, "max_step": m.max_step}
-                for tag, m in series.items()
-            }
-            for run, series in listing.items()
-        }
-    )
+    return _web.tensor_tags(PLUGIN_NAME)
 
 
 @blueprint.get("/text")
