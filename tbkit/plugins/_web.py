@@ -211,6 +211,20 @@ def read_blob_series(
     return found
 
 
+def sampled_blob_series(
+    plugin_name: str, default_steps: int
+) -> tuple[DataProvider, int, list[BlobSequenceDatum]]:
+    """For the ``run``, ``tag`` and ``sample`` parameters: the provider, the sample index, and
+    the series' blob sequences (at most the plugin's samples per series, the latest kept)."""
+    args = params()
+    run = str_param(args, "run")
+    tag = str_param(args, "tag")
+    sample = int_param(args, "sample", default=0, low=0, high=None) or 0
+    known_runs([run])
+    data = provider()
+    return data, sample, read_blob_series(data, plugin_name, run, tag, samples(plugin_name, default_steps))
+
+
 def tensor_tags(plugin_name: str) -> Response:
     """The ``tags`` answer of a tensor plugin: ``{run: {tag: {display_name, description, max_step}}}``."""
     listing = provider().list_tensors(plugin_name)

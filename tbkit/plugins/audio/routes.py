@@ -45,16 +45,9 @@ def tags() -> Response:
 
 @blueprint.get("/audio")
 def audio() -> Response:
-    args = _web.params()
-    run = _web.str_param(args, "run")
-    tag = _web.str_param(args, "tag")
-    sample = _web.int_param(args, "sample", default=0, low=0, high=None) or 0
-    _web.known_runs([run])
-    provider = _web.provider()
+    provider, sample, series = _web.sampled_blob_series(PLUGIN_NAME, DEFAULT_STEPS)
     out = []
-    for datum in _web.read_blob_series(
-        provider, PLUGIN_NAME, run, tag, _web.samples(PLUGIN_NAME, DEFAULT_STEPS)
-    ):
+    for datum in series:
         if len(datum.values) <= sample:
             continue
         key = datum.values[sample].blob_key
