@@ -9,6 +9,8 @@ filled in from a template built once. The buckets are those of
 
 from __future__ import annotations
 
+import math
+import struct
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,6 +18,7 @@ import numpy as np
 
 from tbkit.plugins.histograms.metadata import DEFAULT_BUCKET_COUNT, create_summary_metadata
 from tbkit.plugins.histograms.summary import equal_width_buckets
+from tbkit.plugins.scalars.summary import scalar_template
 from tbkit.proto import summary_pb2, tensor_shape_pb2, types_pb2
 
 
@@ -70,9 +73,14 @@ class SegmentBucketer:
         count, total = len(self.sizes), int(self.sizes.sum())
         self._starts = np.zeros(count, dtype=np.intp)
         np.cumsum(self.sizes[:-1], out=self._starts[1:])
-        self._offsets = np.repeat(np.arange(0, count * bucket_count, bucket_count, dtype=np.intp), self.sizes)
+        # One more bin per segment than buckets: a segment's maximum lands in bin bucket_count
+        # (or, by rounding, just below it) and is folded into the last bucket after counting;
+        # that saves a capping pass over every value.
+        self._bins = bucket_count + 1
+        self._offsets = np.repeat(np.arange(0, count * self._bins, self._bins, dtype=np.int32), self.sizes)
         self._scaled = np.empty(total, dtype=self.dtype)
-        self._index = np.empty(total, dtype=np.intp)
+        self._index = np.empty(total, dtype=np.int32)
+        self._ramp = np.arange(bucket_count + 1, dtype=np.float64)
 
     def norms(self, flat: np.ndarray) -> np.ndarray:
         """The float64 L2 norm of each segment of ``flat`` (squares summed in float64)."""
@@ -87,46 +95,62 @@ class SegmentBucketer:
         """The ``[n, bucket_count, 3]`` buckets of ``flat`` (laid out as the lengths say)."""
         bucket_count, sizes, starts = self.bucket_count, self.sizes, self._starts
         count = len(sizes)
-        out = np.zeros((count, bucket_count, 3), dtype=np.float64)
         if flat.size != self._scaled.size:
             raise ValueError(f"flat holds {flat.size} values, the lengths add up to {self._scaled.size}")
         if count == 0:
-            return out
+            return np.zeros((0, bucket_count, 3))
         values = np.asarray(flat, dtype=self.dtype).reshape(-1)
-        lo = np.minimum.reduceat(values, starts).astype(np.float64)
-        hi = np.maximum.reduceat(values, starts).astype(np.float64)
-        spread = np.isfinite(lo) & np.isfinite(hi) & (hi > lo)  # NaN propagates through min and max
-        # Segments with non-finite values or one distinct value: one at a time, as add_histogram.
-        for i in np.flatnonzero(~spread):
-            out[i] = equal_width_buckets(values[starts[i] : starts[i] + sizes[i]], bucket_count)
-        rows = np.flatnonzero(spread)
-        if rows.size == 0:
-            return out
-        width = np.where(spread, (hi - lo) / bucket_count, 1.0)
-        scaled, index, top = self._scaled, self._index, float(bucket_count - 1)
-        # Per segment, in place (no repeated lo/width arrays): (value - lo) / width, capped. The
-        # Python floats hold values of self.dtype exactly, and NumPy keeps the array's dtype.
-        lows = lo.astype(self.dtype).tolist()
-        steps = width.astype(self.dtype).tolist()
-        bounds = zip(starts.tolist(), sizes.tolist(), spread.tolist(), lows, steps, strict=True)
-        for start, size, used, low, step in bounds:
-            part = scaled[start : start + size]
-            if used:
-                np.subtract(values[start : start + size], low, out=part)
-                np.divide(part, step, out=part)
-                np.minimum(part, top, out=part)
-            else:
-                part.fill(0)  # counted into a row that is dropped below
-        np.copyto(index, scaled, casting="unsafe")  # truncation is floor here: every offset is >= 0
+        # Few NumPy calls, whatever the number of segments: right after a training step the
+        # caches are cold and each call costs microseconds. The per-segment arithmetic is on
+        # Python floats (float64, as NumPy's), a dozen of them.
+        lo = np.minimum.reduceat(values, starts).tolist()
+        hi = np.maximum.reduceat(values, starts).tolist()
+        lows, widths, flat_rows = [], [], []
+        for i, (low, high) in enumerate(zip(lo, hi, strict=True)):
+            if low < high and math.isfinite(low) and math.isfinite(high):  # False for NaN
+                lows.append(low)
+                widths.append((high - low) / bucket_count)
+            else:  # non-finite values or one distinct value: one at a time below, as add_histogram
+                lows.append(0.0)
+                widths.append(1.0)
+                flat_rows.append(i)
+        if len(flat_rows) == count:
+            return np.stack([self._alone(values, i) for i in range(count)])
+        scaled, index = self._scaled, self._index
+        # (value - lo) / width in self.dtype, every segment at once: each one's lo and width
+        # repeated over its values (one memset-like pass each).
+        np.subtract(values, np.repeat(np.array(lows, dtype=self.dtype), sizes), out=scaled)
+        np.divide(scaled, np.repeat(np.array(widths, dtype=self.dtype), sizes), out=scaled)
+        for i in flat_rows:  # replaced below; keep their (maybe NaN) values in range
+            scaled[starts[i] : starts[i] + sizes[i]] = 0
+        np.copyto(index, scaled, casting="unsafe")  # truncation is floor here: every value is >= 0
         np.add(index, self._offsets, out=index)
-        counts = np.bincount(index, minlength=count * bucket_count).reshape(count, bucket_count)
+        counts = np.bincount(index, minlength=count * self._bins).reshape(count, self._bins)
+        counts[:, -2] += counts[:, -1]  # a segment's maximum: in the last bucket
         # np.linspace's arithmetic, vectorised: start + i * step, the last edge exactly the maximum.
-        edges = np.arange(bucket_count + 1, dtype=np.float64)[None, :] * width[rows, None] + lo[rows, None]
-        edges[:, -1] = hi[rows]
-        out[rows, :, 0] = edges[:, :-1]
-        out[rows, :, 1] = edges[:, 1:]
-        out[rows, :, 2] = counts[rows]
+        edges = self._ramp * np.array(widths)[:, None] + np.array(lows)[:, None]
+        edges[:, -1] = hi
+        out = np.empty((count, bucket_count, 3))
+        out[:, :, 0] = edges[:, :-1]
+        out[:, :, 1] = edges[:, 1:]
+        out[:, :, 2] = counts[:, :-1]
+        for i in flat_rows:
+            out[i] = self._alone(values, i)
         return out
+
+    def _alone(self, values: np.ndarray, i: int) -> np.ndarray:
+        start = int(self._starts[i])
+        return equal_width_buckets(values[start : start + int(self.sizes[i])], self.bucket_count)
+
+
+def _varint(n: int) -> bytes:
+    """Protobuf's varint of a non-negative int."""
+    out = bytearray()
+    while n > 0x7F:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
 
 
 class HistogramBatch:
@@ -134,7 +158,8 @@ class HistogramBatch:
 
     The value protos (tag, plugin metadata, dtype, shape) are built once; each call copies
     them and fills in the bucket bytes. The plugin metadata goes with the first summary only:
-    the event file writer would drop it from the later ones anyway.
+    the event file writer would drop it from the later ones anyway. :meth:`event_bytes`
+    skips the protos altogether: a serialized value is a fixed head then its bucket bytes.
 
     Example:
         >>> batch = HistogramBatch(["w"])
@@ -153,6 +178,18 @@ class HistogramBatch:
             value = self._template.value.add(tag=tag)
             value.tensor.dtype = types_pb2.DT_DOUBLE
             value.tensor.tensor_shape.CopyFrom(shape)
+        # A serialized Value without metadata ends with its tensor's tensor_content (the last
+        # field of the last field): the bytes before it are fixed, per tag.
+        content = bucket_count * 3 * 8
+        self._content_size = content
+        self._heads: list[bytes] = []
+        for value in self._template.value:
+            filled = summary_pb2.Summary.Value()
+            filled.CopyFrom(value)
+            filled.tensor.tensor_content = b"\xa5" * content
+            data = filled.SerializeToString()
+            assert data.endswith(filled.tensor.tensor_content)
+            self._heads.append(b"\x0a" + _varint(len(data)) + data[:-content])
         self._first: summary_pb2.Summary | None = summary_pb2.Summary()
         self._first.CopyFrom(self._template)
         for value in self._first.value:
@@ -169,3 +206,57 @@ class HistogramBatch:
         for value, block in zip(out.value, rows, strict=True):
             value.tensor.tensor_content = block.tobytes()
         return out
+
+    @property
+    def sent_metadata(self) -> bool:
+        """Whether :meth:`summary` has been called (the first one carries the metadata)."""
+        return self._first is None
+
+    def event_bytes(self, buckets: np.ndarray, step: int, wall_time: float) -> bytes:
+        """The serialized ``Event`` of ``buckets`` at ``step`` (>= 0), values without metadata.
+
+        The same bytes as ``Event(wall_time=..., step=..., summary=...).SerializeToString()``
+        for a summary of these buckets without metadata.
+        """
+        rows = np.ascontiguousarray(buckets, dtype="<f8")
+        if rows.shape[0] != len(self.tags):
+            raise ValueError(f"expected {len(self.tags)} histograms, got {rows.shape[0]}")
+        content, size = memoryview(rows.tobytes()), self._content_size
+        parts = []
+        for i, head in enumerate(self._heads):
+            parts.append(head)
+            parts.append(content[i * size : (i + 1) * size])
+        summary = b"".join(parts)
+        return event_head(step, wall_time) + b"\x2a" + _varint(len(summary)) + summary
+
+
+def event_head(step: int, wall_time: float) -> bytes:
+    """An ``Event``'s serialized wall time and step (``step`` >= 0), as protobuf writes them."""
+    if step < 0:
+        raise ValueError(f"step must be >= 0 here, got {step}")
+    head = b"\x09" + struct.pack("<d", wall_time) if wall_time else b""
+    return head + b"\x10" + _varint(step) if step else head
+
+
+class ScalarEvents:
+    """Serialized float32 scalar events of fixed tags, without metadata: ``add_scalar``'s bytes.
+
+    Example:
+        >>> len(ScalarEvents(["loss"]).events(event_head(1, 0.0), np.array([0.5])))
+        1
+    """
+
+    def __init__(self, tags: Sequence[str]) -> None:
+        self.tags = list(tags)
+        self._parts = []
+        for tag in self.tags:
+            prefix, suffix = scalar_template(tag, double=False, with_metadata=False)
+            self._parts.append((b"\x2a" + _varint(len(prefix) + 4 + len(suffix)) + prefix, suffix))
+
+    def events(self, head: bytes, values: np.ndarray) -> list[bytes]:
+        """One serialized ``Event`` per tag: ``head`` (from :func:`event_head`), then its value."""
+        if len(values) != len(self._parts):
+            raise ValueError(f"expected {len(self._parts)} values, got {len(values)}")
+        with np.errstate(over="ignore"):  # beyond float32's range: ±inf, as add_scalar writes
+            data = np.asarray(values, dtype=np.float64).astype("<f4").tobytes()
+        return [head + p + data[4 * i : 4 * i + 4] + s for i, (p, s) in enumerate(self._parts)]

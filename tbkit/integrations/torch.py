@@ -23,8 +23,9 @@ from typing import Any, Literal
 import numpy as np
 
 from tbkit.errors import MissingDependencyError
-from tbkit.integrations._segments import HistogramBatch, SegmentBucketer
+from tbkit.integrations._segments import HistogramBatch, ScalarEvents, SegmentBucketer, event_head
 from tbkit.writer._rank import NullSummaryWriter
+from tbkit.writer.event_file import EventFileWriter
 from tbkit.writer.summary_writer import SummaryWriter
 
 try:
@@ -50,6 +51,12 @@ class WatchHandle:
     def __init__(self, model: Any, writer: SummaryWriter, log: Log, log_freq: int, prefix: str) -> None:
         self.step = -1
         self._writer = writer
+        # A plain SummaryWriter's event file writer, fed directly (the values are checked here).
+        events = getattr(writer, "_writer", None)
+        plain = all(
+            getattr(type(writer), m) is getattr(SummaryWriter, m) for m in ("add_scalar", "add_summary")
+        )
+        self._events = events if plain and isinstance(events, EventFileWriter) else None
         self._log_freq = log_freq
         self._prefix = prefix
         params = [(n, p) for n, p in model.named_parameters() if p.numel() > 0 and p.is_floating_point()]
@@ -71,14 +78,26 @@ class WatchHandle:
             self._grad_slots[id(param)] = (i, self._buffer[offset : offset + param.numel()])
             offset += param.numel()
         self._trainable = [p for _, p in trainable]
+        self._grad_slice = self._buffer[len(self._param_slice) :]
+        with torch.enable_grad():  # each parameter's AccumulateGrad node, kept: it is what backward runs
+            self._accumulators = [p.view_as(p).grad_fn.next_functions[0][0] for p in self._trainable]
         # Per set of filled segments: their buffer views, Summary template and bucketer.
-        self._layouts: dict[tuple[int, ...], tuple[list[Any], HistogramBatch, SegmentBucketer]] = {}
+        self._layouts: dict[tuple[int, ...], tuple[Any, ...]] = {}
         self._filled: list[int] = []  # segments holding this logged step's data
-        self._collecting = False  # a logged step waiting for its gradients
+        self._collecting = False  # a logged step waiting for its backward
+        self._queued = False  # its end-of-backward callback is queued
         self._grad_hooks: list[Any] = []  # registered for a logged step only: other steps pay nothing
-        self._hooks = [model.register_forward_pre_hook(self._on_forward)]
+        self._hooks = [
+            model.register_forward_pre_hook(self._on_forward),
+            model.register_forward_hook(self._on_output),
+        ]
 
     # -- hooks ---------------------------------------------------------------------------
+    #
+    # A logged step costs two Python calls in autograd, whatever the number of parameters: a
+    # hook on the model's output runs when the backward starts and queues a callback that
+    # runs when it ends, with every gradient accumulated. ``_will_engine_execute_node`` says,
+    # from inside the backward, which parameters it gives a gradient.
 
     def _on_forward(self, module: Any, args: Any) -> None:
         if not module.training:
@@ -94,24 +113,58 @@ class WatchHandle:
             self._filled = list(range(self._param_count))
         if self._trainable:
             self._collecting = True
-            self._grad_hooks = [p.register_post_accumulate_grad_hook(self._on_grad) for p in self._trainable]
+            self._queued = False
         else:
             self._write()
 
-    def _on_grad(self, param: Any) -> None:
-        if not self._collecting or param.grad is None:
+    def _on_output(self, module: Any, args: Any, output: Any) -> None:
+        if not self._collecting or self._grad_hooks or not module.training:
             return
-        index, slot = self._grad_slots[id(param)]
-        grad = param.grad.detach()
+        if isinstance(output, torch.Tensor):
+            outputs = [output]
+        elif isinstance(output, list | tuple):
+            outputs = list(output)
+        elif isinstance(output, dict):
+            outputs = list(output.values())
+        else:
+            outputs = []
+        tensors = [t for t in outputs if isinstance(t, torch.Tensor) and t.requires_grad]
+        if tensors:  # the backward starts from (a function of) these
+            self._grad_hooks = [t.register_hook(self._arm) for t in tensors]
+        else:  # no tensor to hook (an output object): each parameter's accumulation arms it
+            self._grad_hooks = [p.register_post_accumulate_grad_hook(self._arm) for p in self._trainable]
+
+    def _arm(self, _: Any) -> None:
+        """In the backward after a logged forward: queue ``_after_backward`` once."""
+        if not self._collecting or self._queued:
+            return
+        self._queued = True
+        will_run = torch._C._will_engine_execute_node
+        self._runs = [will_run(node) for node in self._accumulators]
+        torch.autograd.Variable._execution_engine.queue_callback(self._after_backward)
+
+    def _after_backward(self) -> None:
+        """Copy the gradients this backward accumulated (``param.grad``) and write the step."""
+        if not self._collecting:
+            return
+        self._collecting = False
+        grads = [p.grad for p in self._trainable]
+        base = self._param_count
         with torch.no_grad():
-            slot.copy_((grad.to_dense() if grad.is_sparse else grad).reshape(-1))
-        self._filled.append(index)
-        if len(self._filled) == len(self._sizes):
-            self._collecting = False
-            self._write()  # the hooks stay until the next forward: removing them inside autograd is unsafe
+            if all(self._runs) and not any(g is None or g.is_sparse for g in grads):
+                torch.cat([g.detach().reshape(-1).float().cpu() for g in grads], out=self._grad_slice)
+                self._filled.extend(range(base, base + len(grads)))
+            else:
+                for i, (runs, grad) in enumerate(zip(self._runs, grads, strict=True)):
+                    if runs and grad is not None:
+                        grad = grad.detach()
+                        slot = self._grad_slots[id(self._trainable[i])][1]
+                        slot.copy_((grad.to_dense() if grad.is_sparse else grad).reshape(-1))
+                        self._filled.append(base + i)
+        self._write()  # the hooks stay until the next forward: removing them inside autograd is unsafe
 
     def _end_step(self) -> None:
-        """Close a logged step: drop its hooks, write what it gathered if a gradient never came."""
+        """Close a logged step: drop its hooks, write its weights if no backward followed."""
         for hook in self._grad_hooks:
             hook.remove()
         self._grad_hooks = []
@@ -137,23 +190,35 @@ class WatchHandle:
                 kind, _, name = tag[len(self._prefix) :].partition("/")
                 kind = "gradient_norms" if kind == "gradients" else "parameter_norms"
                 norm_tags.append((f"{self._prefix}{kind}/{name}", kind == "gradient_norms"))
+            if any(is_grad for _, is_grad in norm_tags):
+                norm_tags.append((f"{self._prefix}gradient_norms/total", False))
             bucketer = SegmentBucketer([self._sizes[i] for i in filled])
-            state = self._layouts[key] = (views, batch, bucketer, norm_tags)
-        views, batch, bucketer, norm_tags = state
+            scalars = ScalarEvents([tag for tag, _ in norm_tags])
+            state = self._layouts[key] = (views, batch, bucketer, norm_tags, scalars)
+        views, batch, bucketer, norm_tags, scalars = state
         values = self._buffer.numpy() if len(filled) == len(self._sizes) else torch.cat(views).numpy()
         buckets = bucketer(values)
         norms = bucketer.norms(values).tolist()
+        if len(norm_tags) > len(norms):  # the norm of all gradients together
+            grads = [n for n, (_, is_grad) in zip(norms, norm_tags[:-1], strict=True) if is_grad]
+            norms.append(sum(n * n for n in grads) ** 0.5)
         step, now = max(self.step, 0), time.time()
-        self._writer.add_summary(batch.summary(buckets), step, now)
-        add_scalar = self._writer.add_scalar
-        grad_total, has_grads = 0.0, False
-        for (tag, is_grad), norm in zip(norm_tags, norms, strict=True):
+        events = self._events
+        if events is not None and batch.sent_metadata:
+            # Every tag's metadata is written: this step's events, serialized here from templates.
+            head = event_head(step, now)
+            events._add_serialized_events(
+                [batch.event_bytes(buckets, step, now), *scalars.events(head, norms)]
+            )
+            return
+        if events is not None:  # trusted values, already checked: no copy, no checks
+            events.add_summary(batch.summary(buckets), step, now)
+            add_scalar = events.add_scalar
+        else:
+            self._writer.add_summary(batch.summary(buckets), step, now)
+            add_scalar = self._writer.add_scalar
+        for (tag, _), norm in zip(norm_tags, norms, strict=True):
             add_scalar(tag, norm, step, now)
-            if is_grad:
-                grad_total += norm * norm
-                has_grads = True
-        if has_grads:
-            add_scalar(f"{self._prefix}gradient_norms/total", grad_total**0.5, step, now)
 
     def remove(self) -> None:
         """Write what a logged step still holds and remove every hook. Calling it again does nothing."""

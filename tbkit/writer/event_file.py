@@ -144,6 +144,15 @@ class EventFileWriter:
         self._check()
         self._put(event, event.ByteSize())
 
+    def _add_serialized_events(self, events: list[bytes]) -> None:
+        """Queue serialized ``Event`` s to be framed as they are (private: for tbkit's own callers).
+
+        Their values are not looked at: a caller sends each tag's metadata through
+        ``add_summary`` or ``add_scalar`` first.
+        """
+        self._check()
+        self._put(events, sum(map(len, events)))
+
     def _put(self, item: object, size: int) -> None:
         queue = self._queue
         queue.append(item)
@@ -286,6 +295,8 @@ class EventFileWriter:
         if self._error is not None:
             return b""  # already failed: nothing more can be written; the caller is told
         try:
+            if type(item) is list:  # from _add_serialized_events
+                return b"".join([encode_record(event) for event in item])
             assert isinstance(item, event_pb2.Event)
             if item.HasField("summary"):
                 for value in item.summary.value:

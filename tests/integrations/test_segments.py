@@ -65,3 +65,42 @@ def test_histogram_batch_equals_histogram_pb_and_sends_metadata_once() -> None:
             assert value.HasField("metadata") == first
             if first:
                 assert value.metadata == want.metadata
+
+
+def test_spread_float64_segments_equal_equal_width_buckets_exactly() -> None:
+    rng = np.random.default_rng(3)
+    arrays = [rng.standard_normal(n) * s for n, s in ((500, 1.0), (7, 1e-6), (2, 3.0), (64, 1e6))]
+    got = SegmentBucketer([a.size for a in arrays], dtype=np.float64)(np.concatenate(arrays))
+    for i, array in enumerate(arrays):
+        np.testing.assert_array_equal(got[i], equal_width_buckets(array), err_msg=str(i))
+
+
+def test_event_bytes_and_scalar_events_equal_the_protos_serialized() -> None:
+    from tbkit.integrations._segments import ScalarEvents, event_head
+    from tbkit.plugins.scalars.summary import scalar_pb
+    from tbkit.proto import event_pb2
+
+    rng = np.random.default_rng(1)
+    batch = HistogramBatch(["parameters/0.weight", "gradients/0.bias"])
+    scalars = ScalarEvents(["gradient_norms/0.bias", "loss"])
+    batch.summary(rng.random((2, 30, 3)))  # the one with metadata
+    assert batch.sent_metadata
+    for step, wall_time in ((0, 0.0), (1, 12.5), (300, 1.7e9), (2**40 + 3, 1.7e9)):
+        buckets = rng.random((2, 30, 3))
+        want = event_pb2.Event(wall_time=wall_time, step=step, summary=batch.summary(buckets))
+        assert batch.event_bytes(buckets, step, wall_time) == want.SerializeToString()
+        values = [float(rng.random()), 1e39]  # beyond float32: written as inf, as add_scalar does
+        got = scalars.events(event_head(step, wall_time), np.array(values))
+        for data, tag, value in zip(got, scalars.tags, values, strict=True):
+            with np.errstate(over="ignore"):
+                summary = scalar_pb(tag, value)
+            event = event_pb2.Event(wall_time=wall_time, step=step, summary=summary)
+            for v in event.summary.value:
+                v.ClearField("metadata")
+            assert data == event.SerializeToString()
+            parsed = event_pb2.Event.FromString(data)
+            assert parsed.step == step and parsed.summary.value[0].tag == tag
+    with pytest.raises(ValueError, match=">= 0"):
+        event_head(-1, 0.0)
+    with pytest.raises(ValueError, match="expected 2 values"):
+        scalars.events(b"", np.zeros(3))

@@ -208,3 +208,59 @@ def test_log_learning_rates_per_group_and_log_graph(tmp_path) -> None:
     assert any("linear" in op.lower() for op in ops), ops
     with pytest.raises(TypeError, match="param_groups"):
         tbtorch.log_learning_rates(object(), tbkit.SummaryWriter(str(tmp_path / "x"), rank=1), 0)
+
+
+class _Output:
+    """A forward result that is no tensor, list or dict: no output hook can be put on it."""
+
+    def __init__(self, logits) -> None:
+        self.logits = logits
+
+
+def test_gradients_of_a_model_returning_an_object_and_of_each_backward(tmp_path) -> None:
+    class Net(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.inner = _mlp()
+
+        def forward(self, x):
+            return _Output(self.inner(x))
+
+    torch.manual_seed(1)
+    net, x = Net(), torch.randn(6, 4)
+    grads = {}
+    with tbkit.SummaryWriter(str(tmp_path)) as writer:
+        handle = tbtorch.watch(net, writer, log="gradients", log_freq=2)
+        for step in range(4):
+            net.zero_grad()
+            net(x).logits.square().sum().backward()
+            grads[step] = net.inner[0].weight.grad.clone()
+            # A second backward of another forward before the next logged step: the logged
+            # gradient is the one after the logged forward's backward.
+            net.inner(x).sum().backward()
+        handle.remove()
+    hist = tbkit.read(str(tmp_path)).histograms()
+    assert _hist_steps(tmp_path)["gradients/inner.0.weight"] == [0, 2]
+    for step in (0, 2):
+        row = hist[(hist.tag == "gradients/inner.0.weight") & (hist.step == step)].iloc[0]
+        want = equal_width_buckets(grads[step].numpy())
+        np.testing.assert_array_equal(row.edges, np.append(want[:, 0], want[-1, 1]))
+
+
+def test_a_writer_subclass_gets_every_value_through_its_methods(tmp_path) -> None:
+    calls = []
+
+    class Counting(tbkit.SummaryWriter):
+        def add_scalar(self, tag, scalar_value, global_step=None, walltime=None, **kwargs):
+            calls.append((tag, global_step))
+            super().add_scalar(tag, scalar_value, global_step, walltime, **kwargs)
+
+    model = _mlp()
+    with Counting(str(tmp_path)) as writer:
+        tbtorch.watch(model, writer, log="all", log_freq=2)
+        _train(model, 5)
+    names = [n for n, _ in model.named_parameters()]
+    want = {f"{k}/{n}" for k in ("parameter_norms", "gradient_norms") for n in names}
+    want.add("gradient_norms/total")
+    assert sorted(calls) == sorted((tag, step) for tag in want for step in (0, 2, 4))
+    assert all(v == [0, 2, 4] for v in _hist_steps(tmp_path).values())
