@@ -17,6 +17,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import time
 from typing import Any, Literal
 
@@ -37,6 +38,16 @@ __all__ = ["WatchHandle", "log_graph", "log_learning_rates", "watch"]
 
 Log = Literal["gradients", "parameters", "all"]
 _LOG_CHOICES = ("gradients", "parameters", "all")
+
+
+def _copy(targets: list[Any], sources: list[Any]) -> None:
+    """``target.copy_(source)`` for each pair, in one call where torch has ``_foreach_copy_``."""
+    foreach = getattr(torch, "_foreach_copy_", None)
+    if foreach is not None:
+        foreach(targets, sources)
+    else:  # pragma: no cover - every torch tbkit supports has it
+        for target, source in zip(targets, sources, strict=True):
+            target.copy_(source)
 
 
 class WatchHandle:
@@ -71,14 +82,13 @@ class WatchHandle:
         self._buffer = torch.empty(sum(self._sizes), dtype=torch.float32)
         self._param_count = len(watched)
         self._params = [p for _, p in watched]
-        self._param_slice = self._buffer[: sum(self._sizes[: len(watched)])]
-        offset = len(self._param_slice)
-        self._grad_slots: dict[int, tuple[int, Any]] = {}  # id(param) -> (its segment, its slice)
-        for i, (_, param) in enumerate(trainable, start=len(watched)):
-            self._grad_slots[id(param)] = (i, self._buffer[offset : offset + param.numel()])
-            offset += param.numel()
         self._trainable = [p for _, p in trainable]
-        self._grad_slice = self._buffer[len(self._param_slice) :]
+        # Each segment of the buffer, flat and shaped as its tensor (for one foreach copy).
+        bounds = np.cumsum([0, *self._sizes]).tolist()
+        self._slots = [self._buffer[bounds[i] : bounds[i + 1]] for i in range(len(self._sizes))]
+        shapes = [p.shape for p in [*self._params, *self._trainable]]
+        shaped = [slot.view(shape) for slot, shape in zip(self._slots, shapes, strict=True)]
+        self._param_views, self._grad_views = shaped[: len(watched)], shaped[len(watched) :]
         with torch.enable_grad():  # each parameter's AccumulateGrad node, kept: it is what backward runs
             self._accumulators = [p.view_as(p).grad_fn.next_functions[0][0] for p in self._trainable]
         # Per set of filled segments: their buffer views, Summary template and bucketer.
@@ -86,39 +96,43 @@ class WatchHandle:
         self._filled: list[int] = []  # segments holding this logged step's data
         self._collecting = False  # a logged step waiting for its backward
         self._queued = False  # its end-of-backward callback is queued
+        self._runs: list[bool] = []  # per trainable parameter: whether that backward reaches it
+        self._output_hook: Any = None  # registered for a logged forward only
         self._grad_hooks: list[Any] = []  # registered for a logged step only: other steps pay nothing
-        self._hooks = [
-            model.register_forward_pre_hook(self._on_forward),
-            model.register_forward_hook(self._on_output),
-        ]
+        self._hooks = [model.register_forward_pre_hook(self._on_forward)]
 
     # -- hooks ---------------------------------------------------------------------------
     #
-    # A logged step costs two Python calls in autograd, whatever the number of parameters: a
-    # hook on the model's output runs when the backward starts and queues a callback that
-    # runs when it ends, with every gradient accumulated. ``_will_engine_execute_node`` says,
-    # from inside the backward, which parameters it gives a gradient.
+    # A logged step costs a few Python calls, whatever the number of parameters: a hook on the
+    # model's output (registered by the logged forward's pre-hook) puts a hook on the output
+    # tensors; that one runs when the backward starts and queues a callback that runs when it
+    # ends, with every gradient accumulated. ``_will_engine_execute_node`` says, from inside
+    # the backward, which parameters it gives a gradient. Other steps cost one pre-hook call.
 
     def _on_forward(self, module: Any, args: Any) -> None:
         if not module.training:
             return
-        if self._grad_hooks or self._collecting:
+        if self._grad_hooks or self._collecting or self._output_hook is not None:
             self._end_step()
         self.step += 1
         if self.step % self._log_freq:
             return
         if self._params:
             with torch.no_grad():
-                torch.cat([p.detach().reshape(-1).float().cpu() for p in self._params], out=self._param_slice)
+                _copy(self._param_views, self._params)
             self._filled = list(range(self._param_count))
         if self._trainable:
             self._collecting = True
             self._queued = False
+            self._output_hook = module.register_forward_hook(self._on_output)  # runs after this forward
         else:
             self._write()
 
     def _on_output(self, module: Any, args: Any, output: Any) -> None:
-        if not self._collecting or self._grad_hooks or not module.training:
+        if self._output_hook is not None:
+            self._output_hook.remove()  # safe: the module iterates over a copy of its hooks
+            self._output_hook = None
+        if not self._collecting or self._grad_hooks:
             return
         if isinstance(output, torch.Tensor):
             outputs = [output]
@@ -152,14 +166,13 @@ class WatchHandle:
         base = self._param_count
         with torch.no_grad():
             if all(self._runs) and not any(g is None or g.is_sparse for g in grads):
-                torch.cat([g.detach().reshape(-1).float().cpu() for g in grads], out=self._grad_slice)
+                _copy(self._grad_views, grads)
                 self._filled.extend(range(base, base + len(grads)))
             else:
                 for i, (runs, grad) in enumerate(zip(self._runs, grads, strict=True)):
                     if runs and grad is not None:
-                        grad = grad.detach()
-                        slot = self._grad_slots[id(self._trainable[i])][1]
-                        slot.copy_((grad.to_dense() if grad.is_sparse else grad).reshape(-1))
+                        grad = grad.to_dense() if grad.is_sparse else grad
+                        self._slots[base + i].copy_(grad.reshape(-1))
                         self._filled.append(base + i)
         self._write()  # the hooks stay until the next forward: removing them inside autograd is unsafe
 
@@ -168,6 +181,9 @@ class WatchHandle:
         for hook in self._grad_hooks:
             hook.remove()
         self._grad_hooks = []
+        if self._output_hook is not None:  # the logged forward raised
+            self._output_hook.remove()
+            self._output_hook = None
         if self._collecting:
             self._collecting = False
             self._write()
@@ -182,8 +198,7 @@ class WatchHandle:
         key = tuple(filled)
         state = self._layouts.get(key)
         if state is None:  # first time for this set of segments (normally: all of them)
-            bounds = np.cumsum([0, *self._sizes])
-            views = [self._buffer[bounds[i] : bounds[i + 1]] for i in filled]
+            views = [self._slots[i] for i in filled]
             batch = HistogramBatch([self._tags[i] for i in filled])
             norm_tags = []
             for tag in batch.tags:
@@ -197,20 +212,15 @@ class WatchHandle:
             state = self._layouts[key] = (views, batch, bucketer, norm_tags, scalars)
         views, batch, bucketer, norm_tags, scalars = state
         values = self._buffer.numpy() if len(filled) == len(self._sizes) else torch.cat(views).numpy()
-        buckets = bucketer(values)
-        norms = bucketer.norms(values).tolist()
-        if len(norm_tags) > len(norms):  # the norm of all gradients together
-            grads = [n for n, (_, is_grad) in zip(norms, norm_tags[:-1], strict=True) if is_grad]
-            norms.append(sum(n * n for n in grads) ** 0.5)
         step, now = max(self.step, 0), time.time()
         events = self._events
         if events is not None and batch.sent_metadata:
-            # Every tag's metadata is written: this step's events, serialized here from templates.
-            head = event_head(step, now)
-            events._add_serialized_events(
-                [batch.event_bytes(buckets, step, now), *scalars.events(head, norms)]
-            )
+            # Every tag's metadata is written: the writer's thread buckets and encodes a copy
+            # of this step's values when it next writes, in parallel with training.
+            job = functools.partial(self._encode, state, values.copy(), step, now)
+            events._add_serialized_events(job, size=values.nbytes)
             return
+        buckets, norms = self._measure(state, values)
         if events is not None:  # trusted values, already checked: no copy, no checks
             events.add_summary(batch.summary(buckets), step, now)
             add_scalar = events.add_scalar
@@ -219,6 +229,23 @@ class WatchHandle:
             add_scalar = self._writer.add_scalar
         for (tag, _), norm in zip(norm_tags, norms, strict=True):
             add_scalar(tag, norm, step, now)
+
+    @staticmethod
+    def _measure(state: tuple[Any, ...], values: np.ndarray) -> tuple[np.ndarray, list[float]]:
+        """The buckets and the norms (the total norm last, if any) of one step's values."""
+        _, _, bucketer, norm_tags, _ = state
+        norms = bucketer.norms(values).tolist()
+        if len(norm_tags) > len(norms):  # the norm of all gradients together
+            grads = [n for n, (_, is_grad) in zip(norms, norm_tags[:-1], strict=True) if is_grad]
+            norms.append(sum(n * n for n in grads) ** 0.5)
+        return bucketer(values), norms
+
+    @staticmethod
+    def _encode(state: tuple[Any, ...], values: np.ndarray, step: int, now: float) -> list[bytes]:
+        """One step's serialized events, without metadata (run on the writer's thread)."""
+        buckets, norms = WatchHandle._measure(state, values)
+        batch, scalars = state[1], state[4]
+        return [batch.event_bytes(buckets, step, now), *scalars.events(event_head(step, now), norms)]
 
     def remove(self) -> None:
         """Write what a logged step still holds and remove every hook. Calling it again does nothing."""
@@ -240,6 +267,7 @@ class _NullHandle(WatchHandle):
     def __init__(self) -> None:
         self.step = -1
         self._grad_hooks = []
+        self._output_hook = None
         self._collecting = False
         self._hooks = []
 
@@ -251,9 +279,14 @@ def watch(
 
     A step is one forward call of ``model`` in training mode (``model.training``; evaluation
     forwards are not counted). On steps 0, ``log_freq``, ``2·log_freq``, ... the weights are
-    logged before the forward and the gradients once every trainable parameter has received
-    its gradient in the backward (a parameter that gets none is left out of that step).
+    logged before the forward and the gradients when the first backward after that forward
+    ends: each parameter's ``.grad`` as it stands then (accumulated as usual), for the
+    parameters that backward reaches (one it does not reach is left out of that step).
     Everything of a step is bucketed in one vectorised pass (TensorBoard's 30 buckets).
+
+    Cost: an unlogged step pays one forward pre-hook call. A logged step copies the weights
+    and gradients into one float32 buffer; with a plain ``SummaryWriter`` a copy of it is
+    bucketed and encoded on the writer's background thread, overlapping training.
 
     Tags: histograms ``parameters/<name>`` and ``gradients/<name>``; scalars
     ``parameter_norms/<name>``, ``gradient_norms/<name>`` and ``gradient_norms/total`` (the

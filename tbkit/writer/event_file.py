@@ -15,7 +15,7 @@ import sys
 import threading
 import time
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import IO
 
 from tbkit.errors import StorageError, WriterClosedError, WriterError
@@ -144,14 +144,16 @@ class EventFileWriter:
         self._check()
         self._put(event, event.ByteSize())
 
-    def _add_serialized_events(self, events: list[bytes]) -> None:
+    def _add_serialized_events(self, events: list[bytes] | Callable[[], list[bytes]], size: int = 0) -> None:
         """Queue serialized ``Event`` s to be framed as they are (private: for tbkit's own callers).
 
-        Their values are not looked at: a caller sends each tag's metadata through
-        ``add_summary`` or ``add_scalar`` first.
+        ``events`` may be a function returning them, called on the writer's thread (in queue
+        order): the work of encoding then overlaps the caller's; ``size`` is the memory it
+        holds until then. The values are not looked at: a caller sends each tag's metadata
+        through ``add_summary`` or ``add_scalar`` first.
         """
         self._check()
-        self._put(events, sum(map(len, events)))
+        self._put(events, size if callable(events) else sum(map(len, events)))
 
     def _put(self, item: object, size: int) -> None:
         queue = self._queue
@@ -297,6 +299,8 @@ class EventFileWriter:
         try:
             if type(item) is list:  # from _add_serialized_events
                 return b"".join([encode_record(event) for event in item])
+            if callable(item):  # from _add_serialized_events, deferred
+                return b"".join([encode_record(event) for event in item()])
             assert isinstance(item, event_pb2.Event)
             if item.HasField("summary"):
                 for value in item.summary.value:

@@ -264,3 +264,47 @@ def test_a_writer_subclass_gets_every_value_through_its_methods(tmp_path) -> Non
     want.add("gradient_norms/total")
     assert sorted(calls) == sorted((tag, step) for tag in want for step in (0, 2, 4))
     assert all(v == [0, 2, 4] for v in _hist_steps(tmp_path).values())
+
+
+def test_deferred_steps_keep_file_order_and_a_failing_job_is_reported(tmp_path) -> None:
+    from tbkit.proto import event_pb2
+    from tbkit.record.framing import iter_records
+
+    model = _mlp()
+    with tbkit.SummaryWriter(str(tmp_path)) as writer:
+        handle = tbtorch.watch(model, writer, log="gradients", log_freq=1)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        x, y = torch.randn(8, 4), torch.randint(0, 3, (8,))
+        for step in range(4):
+            opt.zero_grad()
+            torch.nn.functional.cross_entropy(model(x), y).backward()
+            writer.add_scalar("loss_after_backward", float(step), step)
+            opt.step()
+        handle.remove()
+    events = tbkit.read(str(tmp_path))
+    scalars = events.scalars()
+    # Steps 1-3 were bucketed on the writer's thread: same series as step 0, which was not.
+    total = scalars[scalars.tag == "gradient_norms/total"]
+    assert total.step.tolist() == [0, 1, 2, 3] and (total.value > 0).all()
+    assert _hist_steps(tmp_path)["gradients/0.weight"] == [0, 1, 2, 3]
+
+    # In the file, each step's watch events come before the value logged after its backward.
+    order = []
+    (path,) = list(tmp_path.glob("events.out.tfevents.*"))
+    for _, record in iter_records(path.read_bytes(), path=str(path)):
+        event = event_pb2.Event.FromString(record)
+        for value in event.summary.value:
+            if value.tag in ("gradients/0.weight", "loss_after_backward"):
+                order.append((event.step, value.tag))
+    assert order == [(s, t) for s in range(4) for t in ("gradients/0.weight", "loss_after_backward")]
+
+    writer = tbkit.SummaryWriter(str(tmp_path / "failing"))
+
+    def job() -> list[bytes]:
+        raise RuntimeError("boom")
+
+    writer._writer._add_serialized_events(job, size=1)
+    with pytest.raises(tbkit.errors.WriterError, match="boom"):
+        writer.flush()
+    with pytest.raises(tbkit.errors.WriterError):
+        writer.close()
