@@ -5,6 +5,9 @@ time that is a few dozen NumPy calls per array; here every array of a step is bu
 the same dozen vectorised calls over their concatenation, and the ``Summary`` is
 filled in from a template built once. The buckets are those of
 :func:`tbkit.plugins.histograms.summary.equal_width_buckets` (TensorBoard's default).
+Once every tag's metadata is written, a step's events (the histograms, the norms) are
+serialized directly from per-tag byte templates: :meth:`HistogramBatch.event_bytes`,
+:class:`ScalarEvents`.
 """
 
 from __future__ import annotations

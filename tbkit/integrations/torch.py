@@ -50,6 +50,13 @@ def _copy(targets: list[Any], sources: list[Any]) -> None:
             target.copy_(source)
 
 
+def _accumulator(param: Any) -> Any:
+    """The ``AccumulateGrad`` node of a leaf that requires grad (None if it no longer does)."""
+    with torch.enable_grad():
+        grad_fn = param.view_as(param).grad_fn
+    return None if grad_fn is None else grad_fn.next_functions[0][0]
+
+
 class WatchHandle:
     """What :func:`watch` returns: the hooks, the step counter, ``remove()``.
 
@@ -89,8 +96,7 @@ class WatchHandle:
         shapes = [p.shape for p in [*self._params, *self._trainable]]
         shaped = [slot.view(shape) for slot, shape in zip(self._slots, shapes, strict=True)]
         self._param_views, self._grad_views = shaped[: len(watched)], shaped[len(watched) :]
-        with torch.enable_grad():  # each parameter's AccumulateGrad node, kept: it is what backward runs
-            self._accumulators = [p.view_as(p).grad_fn.next_functions[0][0] for p in self._trainable]
+        self._accumulators = [_accumulator(p) for p in self._trainable]  # what backward runs, per parameter
         # Per set of filled segments: their buffer views, Summary template and bucketer.
         self._layouts: dict[tuple[int, ...], tuple[Any, ...]] = {}
         self._filled: list[int] = []  # segments holding this logged step's data
@@ -154,7 +160,15 @@ class WatchHandle:
             return
         self._queued = True
         will_run = torch._C._will_engine_execute_node
-        self._runs = [will_run(node) for node in self._accumulators]
+        runs = [will_run(node) for node in self._accumulators]
+        for i in [i for i, ran in enumerate(runs) if not ran]:
+            # Not reached, or a stale node: changing a parameter's dtype (``model.double()``)
+            # gives it a new one. Look again.
+            node = _accumulator(self._trainable[i])
+            if node is not None and node is not self._accumulators[i]:
+                self._accumulators[i] = node
+                runs[i] = will_run(node)
+        self._runs = runs
         torch.autograd.Variable._execution_engine.queue_callback(self._after_backward)
 
     def _after_backward(self) -> None:

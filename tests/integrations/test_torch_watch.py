@@ -308,3 +308,21 @@ def test_deferred_steps_keep_file_order_and_a_failing_job_is_reported(tmp_path) 
         writer.flush()
     with pytest.raises(tbkit.errors.WriterError):
         writer.close()
+
+
+def test_gradients_still_logged_after_the_model_changes_dtype(tmp_path) -> None:
+    model = _mlp()
+    x = torch.randn(5, 4, dtype=torch.float64)
+    norms = {}
+    with tbkit.SummaryWriter(str(tmp_path)) as writer:
+        handle = tbtorch.watch(model, writer, log="gradients", log_freq=1)
+        model.double()  # each parameter gets a new AccumulateGrad node
+        for step in range(2):
+            model.zero_grad()
+            model(x).square().sum().backward()
+            norms[step] = float(model[2].weight.grad.norm())
+        handle.remove()
+    assert _hist_steps(tmp_path)["gradients/2.weight"] == [0, 1]
+    got = {(r.tag, r.step): r.value for r in tbkit.read(str(tmp_path)).scalars().itertuples()}
+    for step in (0, 1):
+        assert got[("gradient_norms/2.weight", step)] == pytest.approx(norms[step], rel=1e-5)
