@@ -295,7 +295,10 @@ def watch(
     forwards are not counted). On steps 0, ``log_freq``, ``2·log_freq``, ... the weights are
     logged before the forward and the gradients when the first backward after that forward
     ends: each parameter's ``.grad`` as it stands then (accumulated as usual), for the
-    parameters that backward reaches (one it does not reach is left out of that step).
+    parameters that backward reaches (one it does not reach is left out of that step). The
+    backward is noticed through the forward's output tensors (or, for an output holding no
+    tensor, through the parameters): a loss computed from something else leaves that step
+    with weights only.
     Everything of a step is bucketed in one vectorised pass (TensorBoard's 30 buckets).
 
     Cost: an unlogged step pays one forward pre-hook call. A logged step copies the weights
