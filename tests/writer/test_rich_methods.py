@@ -255,3 +255,14 @@ def test_image_with_boxes_draws_them(logdir) -> None:
     assert drawn.shape == (40, 50, 3)
     assert tuple(drawn[5, 15]) == (255, 0, 0)  # on the top edge
     assert tuple(drawn[35, 45]) == (0, 0, 0)  # outside every box
+
+
+def test_scalar_pb_beyond_float32_is_inf_without_a_warning() -> None:
+    import warnings
+
+    from tbkit.plugins.scalars.summary import scalar_pb
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        value = scalar_pb("t", 1e39).value[0]
+    assert make_ndarray(value.tensor) == np.inf

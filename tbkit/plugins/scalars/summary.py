@@ -29,7 +29,8 @@ def scalar_pb(
         >>> scalar_pb("loss", 0.5).value[0].tensor.dtype
         1
     """
-    arr = np.asarray(value, dtype=np.float64 if double else np.float32)
+    with np.errstate(over="ignore"):  # beyond float32's range is ±inf, as the writer's fast path writes it
+        arr = np.asarray(value, dtype=np.float64 if double else np.float32)
     meta = (
         create_summary_metadata(display_name=display_name, description=description) if with_metadata else None
     )
