@@ -111,11 +111,16 @@ class BlobReference:
 
 @dataclass(frozen=True)
 class BlobSequenceDatum:
-    """One blob-sequence point."""
+    """One blob-sequence point.
+
+    ``labels``, when the kind has them (audio clips' Markdown labels), holds one text per
+    blob; None otherwise.
+    """
 
     step: int
     wall_time: float
     values: tuple[BlobReference, ...]
+    labels: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)

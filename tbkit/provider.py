@@ -120,7 +120,8 @@ class Series:
     """One time series as a :class:`SeriesProvider` sees it.
 
     ``values`` holds floats (scalars), arrays (tensors) or sequences of ``bytes`` (blob
-    sequences), aligned with ``steps`` and ``wall_times``.
+    sequences), aligned with ``steps`` and ``wall_times``; ``labels``, for blob sequences
+    whose kind labels its blobs (audio), one sequence of texts per point.
     """
 
     run: str
@@ -133,6 +134,7 @@ class Series:
     plugin_content: bytes = b""
     display_name: str = ""
     description: str = ""
+    labels: Sequence[Sequence[str]] | None = None
 
 
 class DataProvider(abc.ABC):
@@ -372,7 +374,8 @@ class SeriesProvider(DataProvider):
             data = []
             for i in downsample_indices(s.steps, downsample).tolist():
                 refs = tuple(BlobReference(_blob_key(s.run, s.tag, i, j)) for j in range(len(s.values[i])))
-                data.append(BlobSequenceDatum(int(s.steps[i]), float(s.wall_times[i]), refs))
+                labels = None if s.labels is None else tuple(s.labels[i])
+                data.append(BlobSequenceDatum(int(s.steps[i]), float(s.wall_times[i]), refs, labels))
             out.append((s.run, s.tag, data))
         return _nest(out)
 

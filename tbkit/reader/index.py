@@ -182,6 +182,12 @@ def _blob_values(series_values: np.ndarray, plugin_name: str) -> list[list[bytes
     return [project(v) for v in series_values]
 
 
+def _blob_labels(series_values: np.ndarray, plugin_name: str) -> list[list[str]] | None:
+    """Per point, the labels of its blobs, for kinds whose decoder has ``labels(stored)``."""
+    labels = getattr(registry.decoder(plugin_name), "labels", None)
+    return None if labels is None else [labels(v) for v in series_values]
+
+
 class LogdirProvider(SeriesProvider):
     """The DataProvider over a :class:`LogdirIndex` (loaded on first use).
 
@@ -224,8 +230,22 @@ class LogdirProvider(SeriesProvider):
                     if plugin_name is not None and meta.plugin_name != plugin_name:
                         continue
                     steps, walls, values = s.columns()
+                    labels = None
                     if meta.data_class is DataClass.BLOB_SEQUENCE:
+                        labels = _blob_labels(values, meta.plugin_name)
                         values = _blob_values(values, meta.plugin_name)
-                    out.append(Series(run.name, tag, meta.plugin_name, meta.data_class, steps, walls, values,
-                                      meta.plugin_content, meta.display_name, meta.description))  # fmt: skip
+                    texts = (meta.plugin_content, meta.display_name, meta.description)
+                    out.append(
+                        Series(
+                            run.name,
+                            tag,
+                            meta.plugin_name,
+                            meta.data_class,
+                            steps,
+                            walls,
+                            values,
+                            *texts,
+                            labels,
+                        )
+                    )
         return out

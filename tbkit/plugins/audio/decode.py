@@ -18,6 +18,7 @@ __all__ = [
     "PLUGIN_NAME",
     "blobs",
     "decode",
+    "labels",
     "migrate",
     "rows",
     "supported",
@@ -62,6 +63,11 @@ def decode(array: np.ndarray) -> np.ndarray:
 def blobs(stored: np.ndarray) -> list[bytes]:
     """The blob sequence TensorBoard serves: the clips, labels projected out."""
     return list(stored[:, 0])
+
+
+def labels(stored: np.ndarray) -> list[str]:
+    """The clips' Markdown labels (empty strings where none was written), as text."""
+    return [x.decode("utf-8", "replace") if isinstance(x, bytes) else str(x) for x in stored[:, 1].tolist()]
 
 
 def wav_info(data: bytes) -> tuple[int, int, int]:

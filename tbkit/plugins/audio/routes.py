@@ -1,8 +1,8 @@
 """The audio dashboard's routes (``/data/plugin/audio/``).
 
 An audio series is a blob sequence of clips per step; ``sample=I`` picks the ``I``-th
-clip. The DataProvider's blob sequences carry the clips only (TensorBoard's projection),
-so ``label`` is the sanitized HTML of an empty text unless the provider offers labels.
+clip. Its ``label`` is the clip's Markdown label rendered and sanitized, when the provider
+has labels (``BlobSequenceDatum.labels``; a provider over a logdir does), else empty.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def audio() -> Response:
             {
                 "step": datum.step,
                 "wall_time": datum.wall_time,
-                "label": markdown_to_safe_html(""),
+                "label": markdown_to_safe_html(datum.labels[sample] if datum.labels else ""),
                 "content_type": audio_content_type(head) or "audio/wav",
                 "sample_rate": rate if rate > 0 else None,
                 "blob_key": key,

@@ -46,3 +46,29 @@ def test_sample_rate_of_hand_made_clips() -> None:
 )
 def test_errors(client: Any, query: str, status: int) -> None:
     assert client.get(f"/data/plugin/audio/audio?{query}").status_code == status
+
+
+def test_labels_written_with_the_clips_are_served_sanitized(tmp_path) -> None:
+    import numpy as np
+
+    import tbkit
+    from tbkit.plugins.audio.summary import audio_pb, encode_wav
+
+    clips = [encode_wav(np.zeros(80), 8000), encode_wav(np.ones(80) * 0.5, 8000)]
+    labels = ["**loud** one", "<script>window.__x=1</script>quiet"]
+    with tbkit.SummaryWriter(str(tmp_path / "run")) as writer:
+        writer.add_summary(audio_pb("speech", clips, labels), 3)
+    provider = tbkit.read(str(tmp_path)).provider
+    (datum,) = provider.read_blob_sequences("audio")["run"]["speech"]
+    assert datum.labels == tuple(labels)
+    client = create_app(provider).test_client()
+    first, second = (
+        client.get(f"/data/plugin/audio/audio?run=run&tag=speech&sample={i}").json[0]["label"] for i in (0, 1)
+    )
+    assert "<strong>loud</strong>" in first
+    assert "<script" not in second and "quiet" in second
+
+
+def test_a_provider_without_labels_serves_empty_ones(client: Any) -> None:
+    answer = client.get("/data/plugin/audio/audio?run=train&tag=sound").json
+    assert {entry["label"] for entry in answer} == {""}
