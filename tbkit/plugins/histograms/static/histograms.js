@@ -1,9 +1,7 @@
 // The Histograms dashboard (plotly): per run and tag, the histograms over steps, in offset
 // mode (a ridgeline, newest in front) or overlay mode (every step on one axis).
-import { getJSON } from "../../api.js";
-import { RunTagGrid, cardFrame } from "../../runtaggrid.js";
 import { el, store, formatValue } from "../../util.js";
-import { CONFIG, baseLayout, followTheme, rgba } from "./plotcommon.js";
+import { baseLayout, mountPlotlyGrid, plotlyCard, rgba } from "./plotcommon.js";
 
 const POINTS = 50;
 
@@ -78,73 +76,39 @@ export function mount(root, ctx) {
   select.value = mode;
   const plotlyReady = ctx.loadPlotly();
 
-  const makeCard = (run, tag, info, color) => {
-    const frame = cardFrame("histogram", run, tag, color, info);
-    const plot = el("div", { class: "plot" });
-    frame.body.append(plot);
-    let data = null;
-    let col = color;
-    const draw = async () => {
-      const Plotly = await plotlyReady;
-      if (!data) return;
-      if (!data.length) {
-        frame.note.textContent = "No data.";
-        return;
-      }
-      const offset = mode === "offset";
-      const layout = baseLayout({
-        xaxis: {},
-        yaxis: offset ? { autorange: "reversed", title: { text: "step", font: { size: 10 } } } : {},
-      });
-      await Plotly.react(plot, offset ? offsetTraces(data, col) : overlayTraces(data, col), layout, CONFIG);
-      plots.add(plot);
-      plot.dataset.ready = "1";
-      plot.dataset.mode = mode;
-      plot.dataset.steps = String(data.length);
-    };
-    return {
-      element: frame.element,
-      async load() {
-        try {
-          data = await getJSON("data/plugin/histograms/histograms", { run, tag, points: POINTS });
-          frame.note.textContent = "";
-          await draw();
-        } catch (err) {
-          frame.note.textContent = "Could not load: " + err.message;
-        }
+  const makeCard = (run, tag, info, color) =>
+    plotlyCard({
+      kind: "histogram",
+      run,
+      tag,
+      info,
+      color,
+      route: "data/plugin/histograms/histograms",
+      query: { points: POINTS },
+      plots,
+      plotlyReady,
+      figure: (data, col) => {
+        const offset = mode === "offset";
+        const layout = baseLayout({
+          xaxis: {},
+          yaxis: offset ? { autorange: "reversed", title: { text: "step", font: { size: 10 } } } : {},
+        });
+        const traces = offset ? offsetTraces(data, col) : overlayTraces(data, col);
+        return { traces, layout, dataset: { mode } };
       },
-      redraw: draw,
-      recolor(c) {
-        col = c;
-        frame.swatch.style.background = c;
-        draw();
-      },
-      destroy() {
-        plots.delete(plot);
-        if (window.Plotly) window.Plotly.purge(plot);
-      },
-    };
-  };
+    });
 
-  const grid = new RunTagGrid(root, ctx, {
-    storeKey: "histograms",
-    tagsRoute: "data/plugin/histograms/tags",
-    makeCard,
-    controls: [el("label", { class: "inline" }, "Mode ", select)],
-  });
+  const { grid, api } = mountPlotlyGrid(
+    root,
+    ctx,
+    { storeKey: "histograms", makeCard, controls: [el("label", { class: "inline" }, "Mode ", select)] },
+    plots,
+    plotlyReady,
+  );
   select.addEventListener("change", () => {
     mode = select.value;
     store.set("histograms.mode", mode);
     for (const card of grid.cards.values()) if (card.redraw) card.redraw();
   });
-  const stopTheme = followTheme(() => plots);
-  plotlyReady.catch(ctx.showError);
-  grid.refresh().catch(ctx.showError);
-  return {
-    refresh: () => grid.refresh(),
-    destroy() {
-      stopTheme();
-      grid.destroy();
-    },
-  };
+  return api;
 }

@@ -1,5 +1,7 @@
 // Plotly helpers shared by the Histograms and Distributions dashboards.
-import { cssVar } from "../../util.js";
+import { getJSON } from "../../api.js";
+import { RunTagGrid, cardFrame } from "../../runtaggrid.js";
+import { cssVar, el } from "../../util.js";
 
 /** "#rrggbb" + alpha -> "rgba(...)". */
 export function rgba(hex, alpha) {
@@ -48,4 +50,67 @@ export function followTheme(plots) {
   };
   window.addEventListener("tbkit-theme", onTheme);
   return () => window.removeEventListener("tbkit-theme", onTheme);
+}
+
+/**
+ * A run x tag card holding one plotly figure. It fetches `route` with `query`, then draws
+ * `figure(data, color)` = {traces, layout, dataset} once plotly is loaded; it recolours,
+ * redraws (e.g. after a mode change) and frees its plot. `plots` collects the drawn plots.
+ */
+export function plotlyCard({ kind, run, tag, info, color, route, query, plots, plotlyReady, figure }) {
+  const frame = cardFrame(kind, run, tag, color, info);
+  const plot = el("div", { class: "plot" });
+  frame.body.append(plot);
+  let data = null;
+  let col = color;
+  const draw = async () => {
+    const Plotly = await plotlyReady;
+    if (!data) return;
+    if (!data.length) {
+      frame.note.textContent = "No data.";
+      return;
+    }
+    const { traces, layout, dataset = {} } = figure(data, col);
+    await Plotly.react(plot, traces, layout, CONFIG);
+    plots.add(plot);
+    Object.assign(plot.dataset, { ready: "1", steps: String(data.length), ...dataset });
+  };
+  return {
+    element: frame.element,
+    async load() {
+      try {
+        data = await getJSON(route, { run, tag, ...query });
+        frame.note.textContent = "";
+        await draw();
+      } catch (err) {
+        frame.note.textContent = "Could not load: " + err.message;
+      }
+    },
+    redraw: draw,
+    recolor(c) {
+      col = c;
+      frame.swatch.style.background = c;
+      draw();
+    },
+    destroy() {
+      plots.delete(plot);
+      if (window.Plotly) window.Plotly.purge(plot);
+    },
+  };
+}
+
+/** The grid of plotly cards of a dashboard, following the theme; returns {grid, api}. */
+export function mountPlotlyGrid(root, ctx, options, plots, plotlyReady) {
+  const grid = new RunTagGrid(root, ctx, { tagsRoute: "data/plugin/histograms/tags", ...options });
+  const stopTheme = followTheme(() => plots);
+  plotlyReady.catch(ctx.showError);
+  grid.refresh().catch(ctx.showError);
+  const api = {
+    refresh: () => grid.refresh(),
+    destroy() {
+      stopTheme();
+      grid.destroy();
+    },
+  };
+  return { grid, api };
 }
