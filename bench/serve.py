@@ -28,8 +28,12 @@ TensorFlow installed, TensorBoard imports it, which dominates its RSS and start-
 Peak RSS is the sum over the server's process tree (TensorBoard: its own process plus its data
 server) of each process's ``VmHWM``, polled from /proc, the largest over the three starts.
 
+Dashboards: ``--dashboards hparams,graphs,...`` also runs the dashboard benchmarks of
+``bench/dashboards/<name>.py`` (each writes its own logdir and reports seconds against its
+target); ``--dashboards-only`` skips the big-logdir comparison.
+
 Usage: ``python bench/serve.py [--small] [--tools tbkit,tensorboard,tensorboard_notf] [--no-browser]
-[--cache DIR] [--late-wait SECS]``
+[--cache DIR] [--late-wait SECS] [--dashboards NAMES] [--dashboards-only]``
 """
 
 from __future__ import annotations
@@ -556,6 +560,26 @@ def run_tool(
     return res
 
 
+def run_dashboards(names: list[str], browser: Any, workdir: Path) -> None:
+    """Run each ``bench/dashboards/<name>.py`` and print its figures against their targets."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import importlib
+
+    for name in names:
+        module = importlib.import_module(f"dashboards.{name}")
+        print(f"\ndashboard {name}:", flush=True)
+        try:
+            figures = module.measure(browser, workdir / f"dash-{name}")
+        except Exception as exc:
+            print(f"  failed: {type(exc).__name__}: {exc}", flush=True)
+            continue
+        for figure, seconds in figures.items():
+            target = module.TARGETS.get(figure)
+            met = "met" if target is not None and seconds <= target else "MISSED"
+            verdict = "" if target is None else f" (target {target:.1f} s: {met})"
+            print(f"  {figure:<48} {seconds:7.2f} s{verdict}", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse arguments, make the logdir, measure each server, print the table."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -565,7 +589,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-browser", action="store_true", help="HTTP figures only")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds for any one wait")
     parser.add_argument("--late-wait", type=float, default=75.0, help="seconds for late runs to appear")
+    parser.add_argument("--dashboards", default="", help="dashboard benchmarks (bench/dashboards/*.py)")
+    parser.add_argument("--dashboards-only", action="store_true", help="skip the big-logdir comparison")
     args = parser.parse_args(argv)
+    dashboards = [d.strip() for d in args.dashboards.split(",") if d.strip()]
+    if args.dashboards_only:
+        if not dashboards:
+            parser.error("--dashboards-only needs --dashboards")
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=shutil.which("chromium"), args=CHROMIUM_ARGS)
+            try:
+                run_dashboards(dashboards, browser, Path(tempfile.mkdtemp(prefix="tbkit-bench-dash-")))
+            finally:
+                browser.close()
+        return 0
     tools = [t.strip() for t in args.tools.split(",") if t.strip()]
     if set(tools) - set(TOOLS + EXTRA_TOOLS):
         parser.error(f"unknown tools; choose from {TOOLS + EXTRA_TOOLS}")
@@ -590,6 +629,8 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 for tool in tools:
                     results[tool] = run_tool(tool, logdir, spec, workdir, args, browser)
+                if dashboards:
+                    run_dashboards(dashboards, browser, workdir)
             finally:
                 browser.close()
     report(size, spec, results, args.late_wait)

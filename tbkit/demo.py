@@ -6,12 +6,56 @@ import math
 
 import numpy as np
 
+from tbkit.proto import graph_pb2
 from tbkit.record import storage
 from tbkit.writer.summary_writer import SummaryWriter
 
+RUNS = (("lr_0.1", 0.1), ("lr_0.03", 0.03), ("lr_0.01", 0.01))
+EMBEDDING_POINTS = 300
+EMBEDDING_DIM = 16
+CLASSES = ("cat", "dog", "bird")
+BAND_TAGS = ("train/loss_band/lower", "train/loss_band/upper")
+
+
+def _demo_graph() -> graph_pb2.GraphDef:
+    """A small two-layer network as a GraphDef, with name scopes (``layer1/...``)."""
+    graph = graph_pb2.GraphDef()
+
+    def node(name: str, op: str, *inputs: str) -> None:
+        n = graph.node.add(name=name, op=op)
+        n.input.extend(inputs)
+
+    node("input", "Placeholder")
+    for i, source in ((1, "input"), (2, "layer1/relu")):
+        node(f"layer{i}/weights", "VariableV2")
+        node(f"layer{i}/bias", "VariableV2")
+        node(f"layer{i}/matmul", "MatMul", source, f"layer{i}/weights")
+        node(f"layer{i}/add", "AddV2", f"layer{i}/matmul", f"layer{i}/bias")
+        node(f"layer{i}/relu", "Relu", f"layer{i}/add")
+    node("loss/softmax", "Softmax", "layer2/relu")
+    node("loss/value", "Mean", "loss/softmax")
+    return graph
+
+
+def _demo_trace(lr: float) -> dict:
+    """A few training steps as Chrome trace events (one forward/backward/optimizer per step)."""
+    events = []
+    t = 0.0
+    for step in range(5):
+        start = t
+        for name, dur in (("forward", 400.0), ("backward", 700.0 * (1 + lr)), ("optimizer", 120.0)):
+            events.append({"name": name, "ph": "X", "cat": "cpu_op", "ts": t, "dur": dur, "pid": 1, "tid": 1})
+            for k in range(3):
+                kernel = {"name": f"{name}_kernel{k}", "ph": "X", "cat": "kernel"}
+                events.append({**kernel, "ts": t + 10 + k * dur / 3, "dur": dur / 4, "pid": 1, "tid": 2})
+            t += dur + 20
+        marker = {"name": f"ProfilerStep#{step}", "ph": "X", "pid": 1, "tid": 0}
+        events.append({**marker, "ts": start, "dur": t - start})
+    return {"traceEvents": events, "displayTimeUnit": "ms"}
+
 
 def write_demo_logdir(logdir: str, *, steps: int = 200, seed: int = 0) -> dict[str, list[str]]:
-    """Write three demo runs of scalars, histograms, images, audio, text and tensors.
+    """Write three demo runs with every kind: scalars to meshes, graphs, embeddings and traces.
 
     Returns:
         For each run directory (relative to ``logdir``), the tags written.
@@ -21,7 +65,7 @@ def write_demo_logdir(logdir: str, *, steps: int = 200, seed: int = 0) -> dict[s
     """
     rng = np.random.default_rng(seed)
     written: dict[str, list[str]] = {}
-    for run, lr in (("lr_0.1", 0.1), ("lr_0.03", 0.03), ("lr_0.01", 0.01)):
+    for run, lr in RUNS:
         tags: list[str] = []
         with SummaryWriter(storage.join(logdir, run)) as w:
             for step in range(steps):
@@ -37,6 +81,7 @@ def write_demo_logdir(logdir: str, *, steps: int = 200, seed: int = 0) -> dict[s
                     )
                     w.add_text("notes", f"step **{step}**, learning rate `{lr}`", step)
             w.add_tensor("final/confusion", rng.integers(0, 100, (3, 3)), steps)
+            _write_rich(w, rng, lr, steps)
             tags = [
                 "train/loss",
                 "train/accuracy",
@@ -45,6 +90,49 @@ def write_demo_logdir(logdir: str, *, steps: int = 200, seed: int = 0) -> dict[s
                 "audio/tone",
                 "notes",
                 "final/confusion",
+                "pr/cat",
+                "cloud/points",
+                *BAND_TAGS,
             ]
         written[run] = tags
     return written
+
+
+def _write_rich(w: SummaryWriter, rng: np.random.Generator, lr: float, steps: int) -> None:
+    """The kinds with dashboards of their own: hparams, PR curve, custom scalars, mesh, graph,
+    embedding and a profiler trace."""
+    last = steps - 1
+    final_loss = math.exp(-lr * last / 10)
+    for step in range(0, steps, max(1, steps // 10)):
+        band = 0.1 * math.exp(-step / steps)
+        value = math.exp(-lr * step / 10)
+        w.add_scalar(BAND_TAGS[0], value - band, step)
+        w.add_scalar(BAND_TAGS[1], value + band, step)
+    w.add_custom_scalars(
+        {
+            "training": {
+                "losses": ["Multiline", [r"train/loss.*"]],
+                "loss with band": ["Margin", ["train/loss", *BAND_TAGS]],
+            }
+        }
+    )
+    labels = rng.integers(0, 2, 400)
+    for step in (0, last):
+        quality = 0.5 + step / max(1, steps) * (1 - lr)
+        scores = np.clip(labels * quality + rng.random(400) * (1 - quality), 0, 1)
+        w.add_pr_curve("pr/cat", labels, scores, step)
+    angle = np.linspace(0, 4 * math.pi, 200)
+    vertices = np.stack([np.cos(angle), np.sin(angle), angle / (4 * math.pi)], axis=-1)[None] * (1 + lr)
+    colors = np.stack([angle / angle.max(), 1 - angle / angle.max(), np.full_like(angle, 0.5)], -1) * 255
+    w.add_mesh("cloud/points", vertices, colors=colors[None].astype(np.uint8), global_step=0)
+    w.add_graph(_demo_graph())
+    centers = rng.normal(0, 4, (len(CLASSES), EMBEDDING_DIM))
+    classes = rng.integers(0, len(CLASSES), EMBEDDING_POINTS)
+    points = centers[classes] + rng.normal(0, 1, (EMBEDDING_POINTS, EMBEDDING_DIM))
+    w.add_embedding(points, metadata=[CLASSES[c] for c in classes], tag="features", global_step=last)
+    w.add_hparams(
+        {"lr": lr, "optimizer": "sgd" if lr > 0.02 else "adam", "layers": 2},
+        {"hparam/final_loss": final_loss},
+        global_step=last,
+    )
+    w.add_trace(_demo_trace(lr), session="demo", worker="worker0")

@@ -30,6 +30,7 @@ Example:
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import threading
 import warnings
 from types import ModuleType
@@ -74,6 +75,13 @@ ROUTES: dict[str, str] = {
     "images": "tbkit.plugins.images.routes",
     "audio": "tbkit.plugins.audio.routes",
     "text": "tbkit.plugins.text.routes",
+    "hparams": "tbkit.plugins.hparams.routes",
+    "custom_scalars": "tbkit.plugins.custom_scalars.routes",
+    "pr_curves": "tbkit.plugins.pr_curves.routes",
+    "graphs": "tbkit.plugins.graphs.routes",
+    "projector": "tbkit.plugins.projector.routes",
+    "mesh": "tbkit.plugins.mesh.routes",
+    "profile": "tbkit.plugins.profile.routes",
 }
 
 _lock = threading.Lock()
@@ -136,11 +144,16 @@ def legacy_decoder(field: str) -> Any | None:
 def route_modules() -> dict[str, ModuleType | Any]:
     """``{name: route module}``: the built-in ones in tab order, then third-party ones by name.
 
-    A third-party route module that fails to import is left out with a warning.
+    A built-in plugin whose package has no ``routes`` module has no dashboard and is left
+    out; a third-party route module that fails to import is left out with a warning.
     """
     from importlib.metadata import entry_points
 
-    out: dict[str, ModuleType | Any] = {name: importlib.import_module(path) for name, path in ROUTES.items()}
+    out: dict[str, ModuleType | Any] = {
+        name: importlib.import_module(path)
+        for name, path in ROUTES.items()
+        if importlib.util.find_spec(path) is not None
+    }
     for ep in sorted(entry_points(group=ROUTES_ENTRY_POINT_GROUP), key=lambda e: e.name):
         if ep.name in out:
             continue

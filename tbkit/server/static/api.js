@@ -121,3 +121,30 @@ export function loadPlotly(src) {
   }
   return plotlyPromise;
 }
+
+const styles = new Map();
+
+/**
+ * Add a dashboard's own stylesheet once, e.g. `loadStyle(new URL("./hparams.css", import.meta.url))`.
+ * Resolves when it has loaded (dashboards keep their CSS next to their script).
+ */
+export function loadStyle(href) {
+  const key = String(href);
+  if (!styles.has(key)) {
+    styles.set(
+      key,
+      new Promise((resolveP, reject) => {
+        const link = document.createElement("link");
+        link.rel = "stylesheet";
+        link.href = key;
+        link.addEventListener("load", () => resolveP(link));
+        link.addEventListener("error", () => {
+          styles.delete(key);
+          reject(new Error("could not load " + key));
+        });
+        document.head.appendChild(link);
+      }),
+    );
+  }
+  return styles.get(key);
+}
