@@ -57,7 +57,10 @@ from tbkit._provider_types import (
 )
 from tbkit.errors import InvalidArgumentError, NotFoundError
 
+FILE_BASED_PLUGINS = ("projector", "profile")  # plugins that read files (list_plugin_files), not series
+
 __all__ = [
+    "FILE_BASED_PLUGINS",
     "BlobReference",
     "BlobSequenceDatum",
     "BlobSequenceTimeSeries",
@@ -152,7 +155,7 @@ class DataProvider(abc.ABC):
 
     @abc.abstractmethod
     def list_plugins(self) -> list[str]:
-        """Names of the plugins that own at least one series."""
+        """Names of the plugins that own at least one series (or, file-based, one plugin file)."""
 
     @abc.abstractmethod
     def list_runs(self) -> list[Run]:
@@ -302,7 +305,9 @@ class SeriesProvider(DataProvider):
         """The current series, optionally only of one data class and plugin."""
 
     def list_plugins(self) -> list[str]:
-        return sorted({s.plugin_name for s in self.series() if s.plugin_name and len(s.steps)})
+        names = {s.plugin_name for s in self.series() if s.plugin_name and len(s.steps)}
+        names.update(p for p in FILE_BASED_PLUGINS if any(self.list_plugin_files(p).values()))
+        return sorted(names)
 
     def _select(self, data_class: DataClass, plugin_name: str, filt: RunTagFilter | None) -> list[Series]:
         return [

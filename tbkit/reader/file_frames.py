@@ -14,7 +14,7 @@ import numpy as np
 
 from tbkit.errors import NotFoundError, StorageError
 from tbkit.plugins import registry
-from tbkit.provider import PluginFile
+from tbkit.provider import FILE_BASED_PLUGINS, PluginFile
 from tbkit.reader.events import Problem
 from tbkit.reader.frames import _frame, _pd
 from tbkit.reader.index import LogdirIndex
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = ["embeddings_frame", "list_plugin_files", "read_plugin_file", "traces_frame"]
 
-FILE_PLUGINS = ("projector", "profile")
+FILE_PLUGINS = FILE_BASED_PLUGINS
 
 
 def _metadata_frame(columns: list[str] | None, rows: list[list[str]] | None) -> Any:

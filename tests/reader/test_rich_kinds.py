@@ -369,6 +369,8 @@ def test_trace_statistics_and_a_trace_that_is_not_json(tmp_path):
     files = ld.provider.list_plugin_files("profile")
     assert [f.path for f in files["run"]] == ["plugins/profile/s1/w0.pt.trace.json.gz",
                                               "plugins/profile/s1/w1.pt.trace.json.gz"]  # fmt: skip
+    assert "profile" in ld.provider.list_plugins()  # a plugin with files but no series has data
+    assert "profile" not in tbkit.read(str(tmp_path / "nothing")).provider.list_plugins()
 
 
 def test_empty_logdir_frames_have_their_columns(tmp_path):
@@ -411,3 +413,4 @@ def test_plugin_files_are_served_through_the_multi_logdir_provider(tmp_path):
         multi.read_plugin_file("projector", run="exp/run", path="../../etc/passwd")
     with pytest.raises(NotFoundError):
         multi.read_plugin_file("projector", run="nope", path="projector_config.pbtxt")
+    assert "projector" in multi.list_plugins()
