@@ -201,6 +201,30 @@ class Logdir:
         by self time: name, category, count, total_us, self_us): one row per profiler trace file."""
         return self._cached_files(("traces", top), lambda: file_frames.traces_frame(self._index, top))
 
+    def aggregate(
+        self, by: Any, *, stat: str = "mean", band: str = "std", keep_ungrouped: bool = True
+    ) -> pd.DataFrame:
+        """The scalars of run groups: group, tag, step, wall_time, value, lower, upper, count.
+
+        ``by`` is a regex whose first capture group names a run's group (``r"(.*)_seed\\d+"``),
+        ``"hparam:NAME"`` (the runs' hyperparameter ``NAME``, from :meth:`hparams`), a
+        ``{run: group}`` mapping or a function of the run name. ``stat`` is ``"mean"`` or
+        ``"median"``, ``band`` ``"std"`` (± the standard deviation) or ``"minmax"``. Steps are
+        aligned: a step's statistics use the members that have it (``count``). See
+        :func:`tbkit.aggregate`.
+        """
+        from tbkit.reader.aggregate import HPARAM_PREFIX, aggregate
+
+        needs_hparams = isinstance(by, str) and by.startswith(HPARAM_PREFIX)
+        return aggregate(
+            self.scalars(),
+            by,
+            stat=stat,
+            band=band,
+            hparams=self.hparams() if needs_hparams else None,
+            keep_ungrouped=keep_ungrouped,
+        )
+
     def to_parquet(self, path: str, kind: str = "scalars", **kwargs: Any) -> None:
         """Write the frame of ``kind`` (e.g. ``"scalars"``, ``"images"``) to a Parquet file.
 
