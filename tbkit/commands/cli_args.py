@@ -76,6 +76,9 @@ def _run_export(args: argparse.Namespace) -> int:
         kinds=args.kinds,
         purge_orphaned_data=args.purge_orphaned_data,
         progress=_progress(args),
+        group_by=args.group_by,
+        stat=args.stat,
+        band=args.band,
     )
     for kind, entry in manifest["kinds"].items():
         media = (
@@ -178,6 +181,23 @@ def add_commands(sub: Any) -> None:
         default=True,
         metavar="BOOL",
         help="drop data orphaned by restarts (SessionLog.START), as TensorBoard does (default true)",
+    )
+    export.add_argument(
+        "--group-by",
+        dest="group_by",
+        metavar="REGEX|hparam:NAME",
+        help="also write OUT/scalar_groups.<ext>: runs grouped by a regex (its first capture group names "
+        "the group, e.g. '(.*)_seed\\d+') or by a hyperparameter; one line per group, tag and step with "
+        "its band (without --kinds, only this file is written)",
+    )
+    export.add_argument(
+        "--stat", choices=["mean", "median"], default="mean", help="with --group-by: the line (default mean)"
+    )
+    export.add_argument(
+        "--band",
+        choices=["std", "minmax"],
+        default="std",
+        help="with --group-by: the band, line ± standard deviation or min–max (default std)",
     )
     export.set_defaults(func=_run_export)
 

@@ -9,6 +9,8 @@ Layout of the output directory ``OUT`` (see ``docs/cli.md``):
   ``<name>_file`` holding the path relative to ``OUT``; Parquet keeps them as binary columns;
 * ``OUT/manifest.json``: what was exported (kinds, files, rows, columns), from where, and how
   many problems the reader met.
+* with ``group_by``: ``OUT/scalar_groups.<ext>``, the scalars of run groups
+  (:func:`tbkit.aggregate`: group, tag, step, wall_time, value, lower, upper, count).
 
 Example:
     >>> summary = export_logdir("runs", "out", fmt="parquet")  # doctest: +SKIP
@@ -249,6 +251,39 @@ def _frame(ld: Any, kind: str) -> pd.DataFrame:
         return getattr(ld, kind)()
 
 
+def _export_groups(
+    ld: Any,
+    out: str,
+    fmt: str,
+    group_by: str,
+    stat: str,
+    band: str,
+    manifest: dict[str, Any],
+    progress: bool | None,
+) -> int:
+    """Write ``scalar_groups.<ext>`` (the rows of ``Logdir.aggregate``) and its manifest entry."""
+    with quiet_reader():
+        frame = ld.aggregate(group_by, stat=stat, band=band)
+    if not len(frame):
+        return 0
+    name = f"scalar_groups.{FORMATS[fmt]}"
+    with Progress(len(frame), f"writing {name}", unit="rows", enabled=progress) as bar:
+        if fmt == "parquet":
+            _write_parquet(frame, os.path.join(out, name), bar)
+        else:
+            _write_text(frame, os.path.join(out, name), fmt, bar)
+    manifest["kinds"]["scalar_groups"] = {
+        "file": name,
+        "rows": len(frame),
+        "columns": [str(c) for c in frame.columns],
+        "group_by": group_by,
+        "stat": stat,
+        "band": band,
+        "groups": sorted(set(frame["group"])),
+    }
+    return len(frame)
+
+
 def export_logdir(
     logdir: str,
     out: str,
@@ -259,6 +294,9 @@ def export_logdir(
     kinds: Iterable[str] | None = None,
     purge_orphaned_data: bool = True,
     progress: bool | None = None,
+    group_by: str | None = None,
+    stat: str = "mean",
+    band: str = "std",
 ) -> dict[str, Any]:
     """Export every selected run × tag of ``logdir`` into the directory ``out``.
 
@@ -268,9 +306,14 @@ def export_logdir(
         fmt: ``"parquet"``, ``"csv"`` or ``"json"`` (JSON Lines).
         runs: Runs where this regex matches anywhere in the name (None: all).
         tags: Tags where this regex matches anywhere in the name (None: all).
-        kinds: The kinds to export (default: every kind; kinds without data write no file).
+        kinds: The kinds to export (default: every kind, or none besides the groups when
+            ``group_by`` is given; kinds without data write no file).
         purge_orphaned_data: As :func:`tbkit.read`.
         progress: Draw progress bars on stderr (default: when stderr is a terminal).
+        group_by: Also write ``scalar_groups.<ext>``: the runs grouped by this regex (its
+            first capture group names the group) or ``"hparam:NAME"``, see :func:`tbkit.aggregate`.
+        stat: With ``group_by``: ``"mean"`` or ``"median"``.
+        band: With ``group_by``: ``"std"`` or ``"minmax"``.
 
     Returns:
         The manifest, also written to ``out/manifest.json``.
@@ -280,7 +323,8 @@ def export_logdir(
     """
     if fmt not in FORMATS:
         raise InvalidArgumentError(f"unknown format {fmt!r}: use parquet, csv or json")
-    chosen = list(KINDS) if kinds is None else list(kinds)
+    default = [] if group_by is not None else list(KINDS)  # --group-by alone: the groups only
+    chosen = default if kinds is None else list(kinds)
     ld = open_logdir(logdir, runs=runs, tags=tags, purge_orphaned_data=purge_orphaned_data, progress=progress)
     os.makedirs(out, exist_ok=True)
     manifest: dict[str, Any] = {
@@ -315,10 +359,12 @@ def export_logdir(
         manifest["kinds"][kind] = entry
         if kind not in ("runs", "tags", "problems"):
             data_rows += len(prepared)
+    if group_by is not None:
+        data_rows += _export_groups(ld, out, fmt, group_by, stat, band, manifest, progress)
     manifest["problems"] = len(_frame(ld, "problems"))
     with open(os.path.join(out, "manifest.json"), "w", encoding="utf-8") as handle:
         json.dump(manifest, handle, indent=2, ensure_ascii=False)
         handle.write("\n")
-    if not data_rows and any(k not in ("runs", "tags", "problems") for k in chosen):
+    if not data_rows and (group_by is not None or any(k not in ("runs", "tags", "problems") for k in chosen)):
         raise NotFoundError(f"nothing to export: no data of kind(s) {', '.join(chosen)} matched in {logdir}")
     return manifest
