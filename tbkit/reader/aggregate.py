@@ -69,7 +69,11 @@ def _missing(value: Any) -> bool:
 def _session_values(hparams: HParams, name: str) -> dict[str, Any]:
     """``{session run: value of name}`` from ``Logdir.hparams()`` or a ``{run: {name: value}}`` mapping."""
     if isinstance(hparams, Mapping):
-        return {str(run): values[name] for run, values in hparams.items() if name in values}
+        found = {str(run): values[name] for run, values in hparams.items() if name in values}
+        if not found:
+            known = sorted({str(k) for values in hparams.values() for k in values})
+            raise InvalidArgumentError(f"no hyperparameter {name!r}; known: {', '.join(known) or 'none'}")
+        return found
     column = f"hparam/{name}" if name in _FIXED else name
     if column not in hparams.columns:
         known = [c for c in hparams.columns if c not in _FIXED and "/" not in str(c)]

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import math
+from collections.abc import Mapping
+from typing import Any
+
 from flask import Blueprint, Response
 
 from tbkit.errors import InvalidArgumentError, NotFoundError
 from tbkit.plugins import _web
+from tbkit.plugins.scalars import groups as run_groups
 from tbkit.plugins.scalars import query
 from tbkit.plugins.scalars.metadata import PLUGIN_NAME
 
@@ -68,6 +74,95 @@ def scalars() -> Response:
         for run, columns in sorted(found.items())
     }
     return _web.json_response(answer)
+
+
+def _group_by(args: Mapping[str, Any]) -> str | dict[str, str]:
+    """``groups`` (``{run: group}`` or its JSON text), else ``group_by`` (a regex or ``hparam:NAME``)."""
+    mapping = args.get("groups")
+    if mapping not in (None, ""):
+        if isinstance(mapping, str):
+            try:
+                mapping = json.loads(mapping)
+            except ValueError:
+                raise InvalidArgumentError("parameter 'groups' must be a JSON object {run: group}") from None
+        if not isinstance(mapping, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in mapping.items()
+        ):
+            raise InvalidArgumentError("parameter 'groups' must be a JSON object {run: group}")
+        return mapping
+    if args.get("group_by") in (None, ""):
+        raise InvalidArgumentError("give 'group_by' (a regex or hparam:NAME) or 'groups' ({run: group})")
+    return _web.str_param(args, "group_by")
+
+
+def _group_rows(args: Mapping[str, Any]) -> tuple[Any, dict[str, list[str]], dict[str, str]]:
+    """The group rows of the request's tag and runs, the members, and the options used."""
+    tag = _web.str_param(args, "tag")
+    runs = _web.runs_param(args)
+    stat = _web.str_param(args, "stat", default="mean")
+    band = _web.str_param(args, "band", default="std")
+    if stat not in ("mean", "median"):
+        raise InvalidArgumentError(f"stat must be mean or median, got {stat!r}")
+    if band not in ("std", "minmax"):
+        raise InvalidArgumentError(f"band must be std or minmax, got {band!r}")
+    by = _group_by(args)
+    _columns(tag, runs)  # 404 for an unknown tag
+    rows, members = run_groups.group_frame(_web.provider(), PLUGIN_NAME, tag, runs, by, stat=stat, band=band)
+    return rows, members, {"tag": tag, "stat": stat, "band": band}
+
+
+@blueprint.route("/groups", methods=["GET", "POST"])
+def groups() -> Response:
+    from tbkit.server.colors import run_color
+
+    args = dict(_web.params())
+    default = _web.samples(PLUGIN_NAME, DEFAULT_POINTS) or MAX_POINTS
+    points = _web.int_param(args, "points", default=min(default, MAX_POINTS), low=1, high=MAX_POINTS)
+    smoothing = _web.float_param(args, "smoothing", default=0.0, low=0.0, high=1.0, high_open=True)
+    min_step = _web.int_param(args, "min_step", default=None)
+    max_step = _web.int_param(args, "max_step", default=None)
+    if min_step is not None and max_step is not None and min_step > max_step:
+        raise InvalidArgumentError(f"min_step ({min_step}) is larger than max_step ({max_step})")
+    rows, members, _ = _group_rows(args)
+    answer = {}
+    for group, part in rows.groupby("group", sort=True):
+        answer[str(group)] = {
+            "color": run_color(str(group)),
+            "members": members.get(str(group), []),
+            **run_groups.group_payload(
+                part,
+                points=int(points or DEFAULT_POINTS),
+                smoothing=smoothing,
+                min_step=min_step,
+                max_step=max_step,
+            ),
+        }
+    return _web.json_response(answer)
+
+
+@blueprint.route("/groups_download", methods=["GET", "POST"])
+def groups_download() -> Response:
+    args = dict(_web.params())
+    fmt = _web.str_param(args, "format", default="csv")
+    if fmt not in ("csv", "json"):
+        raise InvalidArgumentError(f"format must be csv or json, got {fmt!r}")
+    rows, _, options = _group_rows(args)
+    name = query.safe_path(options["tag"]).replace("/", "_") + f"_groups_{options['stat']}_{options['band']}"
+    if fmt == "csv":
+        return _attachment(
+            rows.to_csv(index=False, float_format=lambda v: repr(float(v))), f"{name}.csv", "text/csv"
+        )
+    records = [
+        {k: (v if not isinstance(v, float) or math.isfinite(v) else None) for k, v in record.items()}
+        for record in rows.astype({"tag": str}).to_dict("records")
+    ]
+    body = json.dumps(records, separators=(",", ":"), allow_nan=False, default=int)
+    return _attachment(body, f"{name}.json", "application/json")
+
+
+@blueprint.get("/group_options")
+def group_options() -> Response:
+    return _web.json_response({"hparams": run_groups.hparam_names(_web.provider())})
 
 
 def _attachment(body: str | bytes, filename: str, mimetype: str) -> Response:
