@@ -232,12 +232,19 @@ def create_app(
     @app.get("/data/plugins_listing")
     def plugins_listing() -> Response:
         with_data = set(provider.list_plugins())
+        files_of: dict[str, bool] = {}
+
+        def has_data(plugin: str) -> bool:  # series, or the files of a file-based plugin
+            if plugin not in files_of:
+                files_of[plugin] = plugin in with_data or bool(provider.list_plugin_files(plugin))
+            return files_of[plugin]
+
         listing = {}
         for name, module in modules.items():
             for tab in module.TABS:
                 script = files.script(name, [f"{tab.name}.js", "index.js"])
                 listing[tab.name] = {
-                    "enabled": not tab.data_plugins or any(p in with_data for p in tab.data_plugins),
+                    "enabled": not tab.data_plugins or any(has_data(p) for p in tab.data_plugins),
                     "tab_name": tab.tab_name,
                     "script": f"{static_url}/{script}" if script else None,
                 }
