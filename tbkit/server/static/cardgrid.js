@@ -29,7 +29,7 @@ export class CardGrid {
     this.onSettings = (e) => {
       for (const { card, kind } of this.cards.values()) {
         if (kind !== "scalars") continue;
-        if (e.detail.key === "smoothing") this.lazy.markDirty(card.element);
+        if (e.detail.key === "smoothing" || e.detail.key.startsWith("group")) this.lazy.markDirty(card.element);
         else card.applyOptions();
       }
     };

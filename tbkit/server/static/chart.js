@@ -1,18 +1,23 @@
 // A first-party Canvas2D line chart (see FRONTEND.md): polylines decimated to min/max per
 // pixel column, nice axes, hover crosshair + tooltip, drag-to-zoom on x, double-click reset,
-// log y, outlier-ignoring y range, smoothed line over a faint raw line, NaN/inf markers.
+// log y, outlier-ignoring y range, smoothed line over a faint raw line, NaN/inf markers,
+// and optional bands (a filled lower–upper area under a line: run groups, margin charts).
 // State for tests is exposed on the chart element as data-* attributes.
 import { niceTicks, logTicks, timeTicks } from "./ticks.js";
 import { el, cssVar, formatValue, formatStep, formatDuration, formatWall, formatCount } from "./util.js";
 import { showTooltip, hideTooltip } from "./tooltip.js";
-import { drawMarkers, drawPolyline, lowerBound } from "./chartdraw.js";
+import { drawBand, drawMarkers, drawPolyline, lowerBound, nearestIndex } from "./chartdraw.js";
 
 const PAD = { top: 8, right: 12, bottom: 22 };
 const FONT = "11px system-ui, -apple-system, 'Segoe UI', sans-serif";
+const BAND_ALPHA = 0.2; // opacity of a band's fill
 
 /**
  * Series input: {name, color, step[], wall_time[], value[] (null = non-finite), smoothed[]|null,
  * nonfinite{}, total, shown, start}. Kept as typed arrays only (the JSON arrays are dropped).
+ * Optional: band {step[], wall_time[], lower[], upper[]} (filled under the line, in its colour),
+ * count[] (shown in the tooltip), kind ("run", "group", "member"...), faint (a thin pale line),
+ * hover (false: left out of the tooltip).
  */
 function prepare(s, xAxis) {
   const n = s.step.length;
@@ -28,21 +33,36 @@ function prepare(s, xAxis) {
   const nf = [];
   for (const [k, kind] of Object.entries(s.nonfinite || {})) nf.push([Number(k), kind]);
   const out = { name: s.name, color: s.color, step, wall, y, sm, nf, start: s.start ?? (n ? wall[0] : 0), x: step };
+  out.kind = s.kind || "run";
+  out.faint = Boolean(s.faint);
+  out.hover = s.hover !== false;
+  out.count = s.count ? Float64Array.from(s.count) : null;
+  out.band = s.band ? prepareBand(s.band) : null;
   setX(out, xAxis);
   return out;
 }
 
-/** The x coordinates of a prepared series for an axis kind (the step array itself for steps). */
-function setX(s, xAxis) {
-  if (xAxis === "step") {
-    s.x = s.step;
-    return;
-  }
-  const n = s.step.length;
+/** A band's typed arrays (null = non-finite). */
+function prepareBand(b) {
+  const num = (a) => Float64Array.from(a, (v) => (v === null ? NaN : v));
+  const step = Float64Array.from(b.step);
+  return { step, wall: Float64Array.from(b.wall_time || []), lower: num(b.lower), upper: num(b.upper), x: step };
+}
+
+/** x coordinates for an axis kind: the step array itself for steps, else wall times (minus `start`). */
+function xValues(step, wall, start, xAxis) {
+  if (xAxis === "step") return step;
+  const n = step.length;
   const x = new Float64Array(n);
-  const off = xAxis === "relative" ? s.start : 0;
-  for (let i = 0; i < n; i++) x[i] = s.wall[i] - off;
-  s.x = x;
+  const off = xAxis === "relative" ? start : 0;
+  for (let i = 0; i < n; i++) x[i] = (i < wall.length ? wall[i] : NaN) - off;
+  return x;
+}
+
+/** Set the x coordinates of a prepared series (and of its band) for an axis kind. */
+function setX(s, xAxis) {
+  s.x = xValues(s.step, s.wall, s.start, xAxis);
+  if (s.band) s.band.x = xValues(s.band.step, s.band.wall, s.start, xAxis);
 }
 
 export class LineChart {
@@ -55,7 +75,7 @@ export class LineChart {
     this.root = el("div", { class: "chart", dataset: { ready: "0", series: "0", points: "0" } }, this.canvas, this.overlay);
     container.append(this.root, this.note);
     this.series = [];
-    this.opts = { xAxis: "step", logY: false, ignoreOutliers: false, smoothing: false };
+    this.opts = { xAxis: "step", logY: false, ignoreOutliers: false, smoothing: false, nameHeader: "Run" };
     this.view = null; // {x0, x1} when zoomed
     this.visible = false;
     this.pending = false;
@@ -152,9 +172,11 @@ export class LineChart {
     let x0 = Infinity;
     let x1 = -Infinity;
     for (const s of this.series) {
-      if (!s.x.length) continue;
-      x0 = Math.min(x0, s.x[0]);
-      x1 = Math.max(x1, s.x[s.x.length - 1]);
+      for (const xs of s.band ? [s.x, s.band.x] : [s.x]) {
+        if (!xs.length) continue;
+        x0 = Math.min(x0, xs[0]);
+        x1 = Math.max(x1, xs[xs.length - 1]);
+      }
     }
     if (this.view) return [this.view.x0, this.view.x1];
     if (!Number.isFinite(x0)) return [0, 1];
@@ -168,10 +190,14 @@ export class LineChart {
     let hi = -Infinity;
     let count = 0;
     const values = ignoreOutliers ? [] : null;
+    const parts = [];
     for (const s of this.series) {
-      const i0 = lowerBound(s.x, x0);
-      const i1 = lowerBound(s.x, x1 + 1e-9 * Math.abs(x1) + 1e-12);
-      const arrs = smoothing && s.sm ? [s.y, s.sm] : [s.y];
+      parts.push([s.x, smoothing && s.sm ? [s.y, s.sm] : [s.y]]);
+      if (s.band) parts.push([s.band.x, [s.band.lower, s.band.upper]]);
+    }
+    for (const [xs, arrs] of parts) {
+      const i0 = lowerBound(xs, x0);
+      const i1 = lowerBound(xs, x1 + 1e-9 * Math.abs(x1) + 1e-12);
       for (const a of arrs) {
         for (let i = i0; i < i1; i++) {
           let v = a[i];
@@ -274,13 +300,36 @@ export class LineChart {
     ctx.lineJoin = "round";
     let points = 0;
     let drawn = 0;
+    let bands = 0;
+    let bandPoints = 0;
     for (const s of this.series) {
+      if (!s.band) continue;
+      const b = s.band;
+      const j0 = Math.max(0, lowerBound(b.x, x0) - 1);
+      const j1 = Math.min(b.x.length, lowerBound(b.x, x1) + 1);
+      if (j1 <= j0) continue;
+      ctx.fillStyle = s.color;
+      ctx.globalAlpha = BAND_ALPHA;
+      const n = drawBand(ctx, this.geom, this.opts.logY, b.x, b.lower, b.upper, j0, j1);
+      if (n) bands++;
+      bandPoints += n;
+    }
+    ctx.globalAlpha = 1;
+    const order = this.series.filter((s) => s.faint).concat(this.series.filter((s) => !s.faint));
+    for (const s of order) {
       const i0 = Math.max(0, lowerBound(s.x, x0) - 1);
       const i1 = Math.min(s.x.length, lowerBound(s.x, x1) + 1);
       if (i1 <= i0) continue;
       drawn++;
       ctx.strokeStyle = s.color;
       ctx.fillStyle = s.color;
+      if (s.faint) {
+        ctx.globalAlpha = 0.35;
+        ctx.lineWidth = 1;
+        points += drawPolyline(ctx, this.geom, this.opts.logY, s.x, s.y, i0, i1);
+        ctx.globalAlpha = 1;
+        continue;
+      }
       const smooth = this.opts.smoothing && s.sm;
       ctx.globalAlpha = smooth ? 0.25 : 1;
       ctx.lineWidth = smooth ? 1 : 1.5;
@@ -298,6 +347,8 @@ export class LineChart {
     const d = this.root.dataset;
     d.series = String(drawn);
     d.points = String(points);
+    d.bands = String(bands);
+    d.bandPoints = String(bandPoints);
     d.xRange = `${x0},${x1}`;
     d.yRange = logY ? `${10 ** y0},${10 ** y1}` : `${y0},${y1}`;
     d.xAxis = xa;
@@ -344,9 +395,8 @@ export class LineChart {
     ctx.globalAlpha = 1;
     const rows = [];
     for (const s of this.series) {
-      if (!s.x.length) continue;
-      let i = lowerBound(s.x, xv);
-      if (i >= s.x.length || (i > 0 && xv - s.x[i - 1] < s.x[i] - xv)) i--;
+      if (!s.x.length || !s.hover) continue;
+      const i = nearestIndex(s.x, xv);
       if (s.x[i] < g.x0 || s.x[i] > g.x1) continue;
       const shownV = this.opts.smoothing && s.sm ? s.sm[i] : s.y[i];
       const nf = s.nf.find((p) => p[0] === i);
@@ -359,6 +409,7 @@ export class LineChart {
         wall: s.wall[i],
         relative: s.wall[i] - s.start,
         sortKey: Number.isFinite(shownV) ? shownV : -Infinity,
+        ...this._bandAt(s, i),
       });
       let v = shownV;
       if (this.opts.logY) v = v > 0 ? Math.log10(v) : NaN;
@@ -370,7 +421,17 @@ export class LineChart {
       }
     }
     rows.sort((a, b) => b.sortKey - a.sortKey);
-    showTooltip(e.clientX, e.clientY, rows, this.opts.smoothing);
+    showTooltip(e.clientX, e.clientY, rows, this.opts.smoothing, this.opts.nameHeader);
+  }
+
+  /** The band's lower/upper (and the count) at point `i` of a series: {} without a band. */
+  _bandAt(s, i) {
+    if (!s.band) return {};
+    const b = s.band;
+    const j = nearestIndex(b.x, s.x[i]);
+    const out = j < 0 ? {} : { lower: b.lower[j], upper: b.upper[j] };
+    if (s.count) out.count = s.count[i];
+    return out;
   }
 
   _endDrag(e) {

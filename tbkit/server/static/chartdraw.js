@@ -96,3 +96,55 @@ export function drawMarkers(ctx, geom, s, i0, i1) {
   ctx.stroke();
 }
 
+
+/**
+ * A filled band between `lo` and `hi` (the caller sets fillStyle and alpha), one polygon per run of
+ * finite values; merged to the widest extent per pixel column. Returns the points drawn.
+ */
+export function drawBand(ctx, geom, logY, xs, lo, hi, i0, i1) {
+  const { left, top, x0, y1, sx, sy } = geom;
+  const tr = (v) => (logY ? (v > 0 ? Math.log10(v) : NaN) : v);
+  let cols = []; // [px, y of the upper edge, y of the lower edge]
+  let count = 0;
+  const flush = () => {
+    if (cols.length === 1) {
+      const [px, a, b] = cols[0];
+      ctx.fillRect(px - 1, a, 2, Math.max(1, b - a));
+    } else if (cols.length > 1) {
+      ctx.beginPath();
+      ctx.moveTo(cols[0][0], cols[0][1]);
+      for (const c of cols) ctx.lineTo(c[0], c[1]);
+      for (let k = cols.length - 1; k >= 0; k--) ctx.lineTo(cols[k][0], cols[k][2]);
+      ctx.closePath();
+      ctx.fill();
+    }
+    cols = [];
+  };
+  for (let i = i0; i < i1; i++) {
+    const a = tr(lo[i]);
+    const b = tr(hi[i]);
+    if (!Number.isFinite(a) || !Number.isFinite(b)) {
+      flush();
+      continue;
+    }
+    count++;
+    const px = Math.round(left + (xs[i] - x0) * sx);
+    const up = top + (y1 - Math.max(a, b)) * sy;
+    const down = top + (y1 - Math.min(a, b)) * sy;
+    const last = cols[cols.length - 1];
+    if (last && last[0] === px) {
+      last[1] = Math.min(last[1], up);
+      last[2] = Math.max(last[2], down);
+    } else cols.push([px, up, down]);
+  }
+  flush();
+  return count;
+}
+
+/** The index of `xs` (sorted) nearest to `v`, or -1 when empty. */
+export function nearestIndex(xs, v) {
+  if (!xs.length) return -1;
+  let i = lowerBound(xs, v);
+  if (i >= xs.length || (i > 0 && v - xs[i - 1] < xs[i] - v)) i--;
+  return i;
+}

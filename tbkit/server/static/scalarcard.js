@@ -1,13 +1,18 @@
 // A card with one scalar chart: one request for every active run that has the tag,
-// refetched at full resolution for the zoomed step range.
+// refetched at full resolution for the zoomed step range. With run groups on (groups.js),
+// one line and band per group instead (and the members' lines, faint, when asked).
 import { fetchScalars, url } from "./api.js";
 import { LineChart } from "./chart.js";
+import { fetchGroups, groupDownloadUrl, groupLabel, groupQuery } from "./groups.js";
 import { el, clear } from "./util.js";
 
 const POINTS = 1000;
 
-/** Download links (CSV and JSON of the full-resolution series) for each run of a tag. */
-export function downloadMenu(tag, runsFn, route = "data/plugin/scalars/download") {
+/**
+ * Download links (CSV and JSON of the full-resolution series) for each run of a tag;
+ * `extraRows()` may add rows (the groups' file).
+ */
+export function downloadMenu(tag, runsFn, route = "data/plugin/scalars/download", extraRows = () => []) {
   const list = el("div", { class: "download-list" });
   const menu = el("details", { class: "downloads" }, el("summary", { title: "Download data", text: "⤓" }), list);
   menu.addEventListener("toggle", () => {
@@ -21,7 +26,7 @@ export function downloadMenu(tag, runsFn, route = "data/plugin/scalars/download"
         el("a", { href: url(route, { run, tag, format: "json" }), download: "", text: "JSON" }),
       ),
     );
-    clear(list).append(...(rows.length ? rows : [el("div", { class: "muted", text: "No run selected." })]));
+    clear(list).append(...extraRows(), ...(rows.length ? rows : [el("div", { class: "muted", text: "No run selected." })]));
   });
   return menu;
 }
@@ -48,7 +53,7 @@ export class ScalarCard {
         { class: "card-header" },
         el("h3", { class: "card-title", text: tag, title: tag }),
         el("span", { class: "badge", text: "scalar" }),
-        downloadMenu(tag, () => this.runs()),
+        downloadMenu(tag, () => this.runs(), undefined, () => this.groupDownloadRows()),
         ...headerExtras,
       ),
       this.body,
@@ -77,27 +82,83 @@ export class ScalarCard {
       this.chart.setSeries([], this.ctx.settings.chartOptions());
       return;
     }
+    const grouping = groupQuery(this.ctx.settings);
     try {
-      const data = await fetchScalars({
-        tag: this.tag,
-        runs,
-        points: POINTS,
-        smoothing,
-        minStep: this.zoom ? this.zoom.minStep : undefined,
-        maxStep: this.zoom ? this.zoom.maxStep : undefined,
-        signal: abort.signal,
-      });
+      const series = grouping
+        ? await this.groupSeries(runs, grouping, smoothing, abort.signal)
+        : await this.runSeries(runs, smoothing, abort.signal);
       if (abort.signal.aborted) return;
-      const series = runs
-        .filter((r) => data[r])
-        .map((r) => ({ name: r, color: this.ctx.runs.color(r), start: this.ctx.runs.startTime(r), ...data[r] }));
+      if (!grouping) delete this.element.dataset.groups;
       this.element.classList.remove("error");
-      this.chart.setSeries(series, this.ctx.settings.chartOptions());
+      this.chart.setSeries(series, { ...this.ctx.settings.chartOptions(), nameHeader: grouping ? "Group" : "Run" });
     } catch (err) {
       if (err.name === "AbortError") return;
       this.element.classList.add("error");
       this.chart.note.textContent = "Could not load: " + err.message;
     }
+  }
+
+  /** The step range of the zoom, as request parameters. */
+  zoomRange() {
+    return { minStep: this.zoom ? this.zoom.minStep : undefined, maxStep: this.zoom ? this.zoom.maxStep : undefined };
+  }
+
+  /** One series per run. */
+  async runSeries(runs, smoothing, signal) {
+    const data = await fetchScalars({ tag: this.tag, runs, points: POINTS, smoothing, ...this.zoomRange(), signal });
+    return runs
+      .filter((r) => data[r])
+      .map((r) => ({ name: r, color: this.ctx.runs.color(r), start: this.ctx.runs.startTime(r), ...data[r] }));
+  }
+
+  /** One series with a band per group (computed by the server), after its members' faint lines. */
+  async groupSeries(runs, query, smoothing, signal) {
+    const withMembers = this.ctx.settings.get("groupMembers");
+    const range = this.zoomRange();
+    const [groups, members] = await Promise.all([
+      fetchGroups({ tag: this.tag, runs, points: POINTS, smoothing, query, signal, ...range }),
+      withMembers ? fetchScalars({ tag: this.tag, runs, points: POINTS, smoothing: 0, signal, ...range }) : {},
+    ]);
+    const series = [];
+    for (const [name, g] of Object.entries(groups)) {
+      for (const m of withMembers ? g.members : []) {
+        if (!members[m]) continue;
+        const start = this.ctx.runs.startTime(m);
+        series.push({ ...members[m], name: m, color: g.color, kind: "member", faint: true, hover: false, smoothed: null, start });
+      }
+      const band = { step: g.step, wall_time: g.wall_time, lower: g.lower, upper: g.upper };
+      series.push({
+        name,
+        color: g.color,
+        kind: "group",
+        step: g.step,
+        wall_time: g.wall_time,
+        value: g.value,
+        smoothed: g.smoothed,
+        count: g.count,
+        total: g.total,
+        shown: g.shown,
+        band,
+      });
+    }
+    this.element.dataset.groups = String(Object.keys(groups).length);
+    return series;
+  }
+
+  /** The download row of the groups' file, when runs are grouped. */
+  groupDownloadRows() {
+    const query = groupQuery(this.ctx.settings);
+    if (!query) return [];
+    const runs = this.runs();
+    return [
+      el(
+        "div",
+        { class: "download-row group-download" },
+        el("span", { class: "run-label", text: "Groups (" + groupLabel(query) + ")" }),
+        el("a", { href: groupDownloadUrl(this.tag, runs, query, "csv"), download: "", text: "CSV" }),
+        el("a", { href: groupDownloadUrl(this.tag, runs, query, "json"), download: "", text: "JSON" }),
+      ),
+    ];
   }
 
   /** Settings that need no refetch (axis, log, outliers). */
@@ -107,7 +168,7 @@ export class ScalarCard {
 
   /** Colours changed: recolour without refetching. */
   recolor() {
-    for (const s of this.chart.series) s.color = this.ctx.runs.color(s.name);
+    for (const s of this.chart.series) if (s.kind === "run") s.color = this.ctx.runs.color(s.name);
     this.chart.schedule();
   }
 

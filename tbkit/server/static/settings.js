@@ -1,7 +1,19 @@
 // Chart settings shared by the time-series and scalars dashboards, remembered in localStorage.
 import { store } from "./util.js";
 
-const DEFAULTS = { smoothing: 0.6, xAxis: "step", logY: false, ignoreOutliers: false };
+// Run groups (groups.js): mode none/regex/hparam/manual, its regex, hparam and {run: group}, the
+// line (mean/median), the band (std/minmax), and whether the members' lines are drawn.
+const GROUP_DEFAULTS = {
+  groupMode: "none",
+  groupRegex: "",
+  groupHparam: "",
+  groupManual: {},
+  groupStat: "mean",
+  groupBand: "std",
+  groupMembers: false,
+};
+
+const DEFAULTS = { smoothing: 0.6, xAxis: "step", logY: false, ignoreOutliers: false, ...GROUP_DEFAULTS };
 
 /** Emits "change" with detail {key, value}. */
 export class Settings extends EventTarget {
@@ -11,6 +23,11 @@ export class Settings extends EventTarget {
     const s = Number(this.values.smoothing);
     this.values.smoothing = Number.isFinite(s) ? Math.min(0.999, Math.max(0, s)) : DEFAULTS.smoothing;
     if (!["step", "relative", "wall"].includes(this.values.xAxis)) this.values.xAxis = "step";
+    if (!["none", "regex", "hparam", "manual"].includes(this.values.groupMode)) this.values.groupMode = "none";
+    if (!["mean", "median"].includes(this.values.groupStat)) this.values.groupStat = "mean";
+    const manual = this.values.groupManual;
+    if (!manual || typeof manual !== "object" || Array.isArray(manual)) this.values.groupManual = {};
+    if (!["std", "minmax"].includes(this.values.groupBand)) this.values.groupBand = "std";
   }
 
   get(key) {

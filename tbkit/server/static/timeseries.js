@@ -2,6 +2,7 @@
 import { getJSON, url } from "./api.js";
 import { CardGrid } from "./cardgrid.js";
 import { chartControls } from "./settings.js";
+import { groupControls } from "./groups.js";
 import { el, clear, compileFilter, debounce, escapeRegex } from "./util.js";
 
 /** Flatten the timeseries tags answer into [{kind, tag, runs}]. */
@@ -64,6 +65,7 @@ export function mount(root, ctx) {
       { class: "toolbar" },
       el("div", { class: "controls" }, tagInput, datalist, kind),
       chartControls(ctx.settings, el),
+      groupControls(ctx),
       dl.link,
     ),
     grid0,

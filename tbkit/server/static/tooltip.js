@@ -11,31 +11,42 @@ function node() {
   return tip;
 }
 
-/** Show rows [{name, color, value, smoothed, step, relative}] near the pointer (viewport coords). */
-export function showTooltip(clientX, clientY, rows, smoothing) {
+/**
+ * Show rows [{name, color, value, smoothed, step, relative}] near the pointer (viewport coords).
+ * Rows of series with a band also carry `lower`, `upper` (columns Lower, Upper) and maybe `count` (N).
+ */
+export function showTooltip(clientX, clientY, rows, smoothing, nameHeader = "Run") {
   const t = node();
   if (!rows.length) {
     hideTooltip();
     return;
   }
+  const band = rows.some((r) => r.lower !== undefined);
+  const counts = rows.some((r) => r.count !== undefined);
   const head = el(
     "tr",
     {},
     el("th"),
-    el("th", { text: "Run" }),
+    el("th", { text: nameHeader || "Run" }),
     smoothing ? el("th", { text: "Smoothed" }) : null,
     el("th", { text: "Value" }),
+    band ? el("th", { text: "Lower" }) : null,
+    band ? el("th", { text: "Upper" }) : null,
+    counts ? el("th", { text: "N" }) : null,
     el("th", { text: "Step" }),
     el("th", { text: "Relative" }),
   );
   const body = rows.map((r) =>
     el(
       "tr",
-      { dataset: { run: r.name, step: String(r.step), value: String(r.value), smoothed: String(r.smoothed ?? "") } },
+      { dataset: rowData(r) },
       el("td", {}, el("span", { class: "swatch", style: `background:${safeColor(r.color)}` })),
       el("td", { class: "tt-run", text: r.name }),
       smoothing ? el("td", { class: "num", text: formatValue(r.smoothed) }) : null,
       el("td", { class: "num", text: formatValue(r.value) }),
+      band ? el("td", { class: "num", text: r.lower === undefined ? "" : formatValue(r.lower) }) : null,
+      band ? el("td", { class: "num", text: r.upper === undefined ? "" : formatValue(r.upper) }) : null,
+      counts ? el("td", { class: "num", text: r.count === undefined ? "" : String(r.count) }) : null,
       el("td", { class: "num", text: String(r.step) }),
       el("td", { class: "num", text: formatDuration(r.relative) }),
     ),
@@ -50,6 +61,17 @@ export function showTooltip(clientX, clientY, rows, smoothing) {
   if (y + h > window.innerHeight - 4) y = Math.max(4, clientY - h - 16);
   t.style.left = x + "px";
   t.style.top = y + "px";
+}
+
+/** A row's unformatted numbers as data-* attributes (data-lower/upper/count only with a band). */
+function rowData(r) {
+  const d = { run: r.name, step: String(r.step), value: String(r.value), smoothed: String(r.smoothed ?? "") };
+  if (r.lower !== undefined) {
+    d.lower = String(r.lower);
+    d.upper = String(r.upper);
+  }
+  if (r.count !== undefined) d.count = String(r.count);
+  return d;
 }
 
 export function hideTooltip() {

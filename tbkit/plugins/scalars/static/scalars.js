@@ -2,6 +2,7 @@
 import { getJSON } from "../../api.js";
 import { CardGrid } from "../../cardgrid.js";
 import { chartControls } from "../../settings.js";
+import { groupControls } from "../../groups.js";
 import { downloadAllLink } from "../../timeseries.js";
 import { el, clear, compileFilter, debounce } from "../../util.js";
 
@@ -38,7 +39,14 @@ export function mount(root, ctx) {
     }, 150),
   );
   clear(root).append(
-    el("div", { class: "toolbar" }, el("div", { class: "controls" }, tagInput), chartControls(ctx.settings, el), dl.link),
+    el(
+      "div",
+      { class: "toolbar" },
+      el("div", { class: "controls" }, tagInput),
+      chartControls(ctx.settings, el),
+      groupControls(ctx),
+      dl.link,
+    ),
     gridRoot,
   );
   const refresh = async () => grid.setTags(entries(await getJSON("data/plugin/scalars/tags")));
