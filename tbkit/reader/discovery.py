@@ -4,9 +4,17 @@ A run is named by its path relative to the logdir, with ``/`` separators (``.`` 
 the logdir itself). Event files are files whose name contains ``tfevents``; a run's
 files are listed in name order. Hidden directories (name starting with ``.``) are
 skipped. All access goes through :mod:`tbkit.record.storage`.
+
+A directory holding profiler traces but no event files is a run too (with no event
+files), as the profile viewers show it: ``torch.profiler.tensorboard_trace_handler``'s
+``<run>/<worker>.<timestamp>.pt.trace.json[.gz]`` and
+``<run>/plugins/profile/<session>/<worker>.trace.json[.gz]`` (see
+:mod:`tbkit.plugins.profile.decode`).
 """
 
 from __future__ import annotations
+
+import re
 
 from tbkit.errors import StorageError
 from tbkit.record import storage
@@ -14,6 +22,18 @@ from tbkit.record import storage
 __all__ = ["discover_runs", "is_event_file"]
 
 _MAX_DEPTH = 64
+_TORCH_TRACE = re.compile(r"\.\d+\.pt\.trace\.json(\.gz)?$")
+_PLUGIN_TRACE = re.compile(r"\.trace\.json(\.gz)?$")
+
+
+def _trace_run(name: str, files: list[str]) -> str | None:
+    """The run a directory's trace files belong to (``name`` is the directory's run name)."""
+    parts = name.split("/")
+    if len(parts) >= 3 and parts[-3:-1] == ["plugins", "profile"] and any(map(_PLUGIN_TRACE.search, files)):
+        return "/".join(parts[:-3]) or "."
+    if any(map(_TORCH_TRACE.search, files)):
+        return name
+    return None
 
 
 def is_event_file(name: str) -> bool:
@@ -39,6 +59,10 @@ def discover_runs(logdir: str) -> dict[str, list[str]]:
         files = [storage.join(path, e) for e, is_dir in entries if not is_dir and is_event_file(e)]
         if files:
             runs[name] = files
+        else:
+            traced = _trace_run(name, [e for e, is_dir in entries if not is_dir])
+            if traced is not None:
+                runs.setdefault(traced, [])
         if depth >= _MAX_DEPTH:
             continue
         for entry, is_dir in reversed(entries):

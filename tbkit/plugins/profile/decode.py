@@ -36,8 +36,10 @@ __all__ = [
     "decode",
     "find_traces",
     "load",
+    "nest",
     "summarize",
     "supported",
+    "trace_name",
 ]
 
 PLUGIN_NAME = "profile"
@@ -98,6 +100,26 @@ def find_traces(logdir: str) -> list[dict[str, str]]:
     return sorted(found, key=lambda t: (t["run"], t["session"], t["worker"], t["relative"]))
 
 
+def trace_name(relative: str) -> tuple[str, str] | None:
+    """``(session, worker)`` of a trace file from its path below the run directory.
+
+    ``relative`` is a path :func:`find_traces` gives (``plugins/profile/<session>/<file>``
+    or a torch-layout file name); None for any other path.
+
+    Example:
+        >>> trace_name("plugins/profile/demo/worker0.pt.trace.json.gz")
+        ('demo', 'worker0')
+    """
+    parts = relative.split("/")
+    plugin = _PLUGIN_TRACE.match(parts[-1])
+    if len(parts) == 4 and tuple(parts[:2]) == PROFILE_DIR and plugin:
+        return parts[2], plugin.group("worker")
+    torch = _TORCH_TRACE.match(parts[-1])
+    if len(parts) == 1 and torch:
+        return torch.group("session"), torch.group("worker")
+    return None
+
+
 def load(data: bytes) -> list[dict[str, Any]]:
     """The trace events of a trace file's bytes (gzip'ed or not; an object or a bare list).
 
@@ -124,9 +146,19 @@ def _number(value: Any) -> float | None:
         return None
 
 
-def _self_times(complete: list[tuple[Any, float, float, int]], n: int) -> list[float]:
-    """Self time of each complete event: its duration minus that of events directly inside it."""
+def nest(complete: list[tuple[Any, float, float, int]], n: int) -> tuple[list[int], list[float]]:
+    """Nesting of timed events on their threads, by interval containment.
+
+    Args:
+        complete: ``(thread, ts, dur, index)`` per event, ``index`` in ``range(n)``.
+        n: The number of events.
+
+    Returns:
+        Per index: the depth (0 for an event inside no other of its thread) and the self
+        time (the duration minus the time of the events directly inside it, at least 0).
+    """
     self_time = [0.0] * n
+    depth = [0] * n
     by_thread: dict[Any, list[tuple[float, float, int]]] = {}
     for thread, ts, dur, i in complete:
         by_thread.setdefault(thread, []).append((ts, dur, i))
@@ -141,8 +173,9 @@ def _self_times(complete: list[tuple[Any, float, float, int]], n: int) -> list[f
             if stack:
                 parent_end, parent = stack[-1]
                 self_time[parent] -= min(end, parent_end) - ts
+            depth[i] = len(stack)
             stack.append((end, i))
-    return [max(t, 0.0) for t in self_time]
+    return depth, [max(t, 0.0) for t in self_time]
 
 
 def summarize(data: bytes, *, top: int | None = 20) -> dict[str, Any]:
@@ -170,7 +203,7 @@ def summarize(data: bytes, *, top: int | None = 20) -> dict[str, Any]:
         if dur is not None and dur >= 0:
             complete.append(((event.get("pid"), event.get("tid")), ts, dur, event))
     indexed = [(thread, ts, dur, i) for i, (thread, ts, dur, _) in enumerate(complete)]
-    self_time = _self_times(indexed, len(complete))
+    self_time = nest(indexed, len(complete))[1]
     ops: dict[tuple[str, str], dict[str, Any]] = {}
     for (_, _, dur, event), own in zip(complete, self_time, strict=True):
         key = (str(event.get("name", "")), str(event.get("cat", "")))

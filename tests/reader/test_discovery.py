@@ -1,0 +1,26 @@
+"""Run discovery: directories of event files, and directories holding only profiler traces."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import tbkit
+from tbkit.profiler import write_trace
+from tbkit.reader.discovery import discover_runs
+
+
+def test_event_file_runs_and_trace_only_runs(tmp_path: Path) -> None:
+    with tbkit.SummaryWriter(str(tmp_path / "events")) as w:
+        w.add_scalar("x", 1.0, 0)
+    torch_dir = tmp_path / "torch"  # torch.profiler.tensorboard_trace_handler's layout
+    torch_dir.mkdir()
+    (torch_dir / "host_1.1712345678901.pt.trace.json").write_text('{"traceEvents": []}')
+    write_trace(tmp_path / "tb" / "prof", {"traceEvents": []}, session="s", worker="w")
+    write_trace(tmp_path, {"traceEvents": []}, session="s", worker="w")  # the logdir itself
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "notes.trace.json").write_text("{}")  # not a layout of the viewers
+    found = discover_runs(str(tmp_path))
+    assert list(found) == [".", "events", "tb/prof", "torch"]
+    assert found["."] == found["tb/prof"] == found["torch"] == []
+    assert len(found["events"]) == 1
+    assert set(tbkit.read(str(tmp_path)).traces()["run"]) == {".", "tb/prof", "torch"}
