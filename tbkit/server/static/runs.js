@@ -72,6 +72,14 @@ export class RunStore extends EventTarget {
     this.emit("selection");
   }
 
+  /** Select the runs `on` and deselect the runs `off` (on wins) in one change. */
+  setSelection(on, off = []) {
+    for (const n of off) this.deselected.add(n);
+    for (const n of on) this.deselected.delete(n);
+    store.set("runs.deselected", Array.from(this.deselected));
+    this.emit("selection");
+  }
+
   setFilter(pattern) {
     this.filter = pattern;
     store.set("runs.filter", pattern);
