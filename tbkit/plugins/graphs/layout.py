@@ -1,0 +1,461 @@
+"""A layered (Sugiyama-style) layout of a directed graph of boxes, in Python and NumPy.
+
+The steps, each a function of this module:
+
+1. :func:`break_cycles`: a depth-first search reverses the edges that close a cycle.
+2. :func:`assign_layers`: longest path from the sources; a source is then pulled down to
+   just above its nearest successor (constants and weights sit next to their user), and
+   nodes without any edge are wrapped into rows under the graph.
+3. Edges spanning several layers get one dummy node per layer crossed.
+4. :func:`order_layers`: barycenter sweeps down and up the layers; the order with the fewest
+   crossings (:func:`count_crossings`) is kept.
+5. :func:`assign_x`: each layer is placed as close as possible to the mean position of each
+   node's neighbours, keeping the order and a minimum gap: a weighted isotonic regression
+   (pool adjacent violators), alternating over the neighbours above, below and both.
+
+Edges come back as bend points through the dummies, so the caller draws them as polylines.
+
+Example:
+    >>> out = layered_layout([(40, 20)] * 3, [(0, 1), (1, 2), (0, 2)])
+    >>> [round(float(y)) for y in out.y]
+    [10, 66, 122]
+    >>> len(out.routes[2])  # the long edge bends once, at its dummy node
+    1
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = [
+    "Layout",
+    "assign_layers",
+    "assign_x",
+    "break_cycles",
+    "count_crossings",
+    "layered_layout",
+    "order_layers",
+]
+
+DUMMY_WEIGHT = 2.0  # a long edge's dummies resist moving more than real nodes: long edges stay straight
+
+
+@dataclass
+class Layout:
+    """Where :func:`layered_layout` put things.
+
+    Attributes:
+        x: Each node's centre x.
+        y: Each node's centre y.
+        width: The drawing's width (every box inside ``[0, width]``).
+        height: The drawing's height.
+        routes: Per input edge, its bend points ``(x, y)`` from source to target (empty for a
+            short edge, a self-loop or a duplicate's copy).
+        layers: Each node's layer (0 at the top).
+        crossings: Edge crossings between adjacent layers in the order kept.
+    """
+
+    x: np.ndarray
+    y: np.ndarray
+    width: float
+    height: float
+    routes: list[list[tuple[float, float]]]
+    layers: np.ndarray
+    crossings: int
+
+
+def break_cycles(n: int, edges: Sequence[tuple[int, int]]) -> list[bool]:
+    """Which edges to reverse so that the graph becomes acyclic (a DFS's back edges).
+
+    Args:
+        n: Number of nodes.
+        edges: ``(source, target)`` pairs without self-loops.
+
+    Returns:
+        One flag per edge: True for an edge that closes a cycle.
+    """
+    out_edges: list[list[int]] = [[] for _ in range(n)]
+    for i, (u, _) in enumerate(edges):
+        out_edges[u].append(i)
+    state = [0] * n  # 0 unseen, 1 on the stack, 2 done
+    reverse = [False] * len(edges)
+    for root in range(n):
+        if state[root]:
+            continue
+        state[root] = 1
+        stack = [(root, 0)]
+        while stack:
+            node, k = stack[-1]
+            if k < len(out_edges[node]):
+                stack[-1] = (node, k + 1)
+                i = out_edges[node][k]
+                target = edges[i][1]
+                if state[target] == 1:
+                    reverse[i] = True
+                elif state[target] == 0:
+                    state[target] = 1
+                    stack.append((target, 0))
+            else:
+                state[node] = 2
+                stack.pop()
+    return reverse
+
+
+def assign_layers(
+    n: int,
+    dag: Sequence[tuple[int, int]],
+    isolated_per_row: int | None = None,
+    *,
+    top: Collection[int] = (),
+    bottom: Collection[int] = (),
+) -> np.ndarray:
+    """Layers of an acyclic graph's nodes (0 at the top), every edge pointing downwards.
+
+    Args:
+        n: Number of nodes.
+        dag: Acyclic ``(source, target)`` pairs.
+        isolated_per_row: How many edgeless nodes share a row under the graph (default:
+            about the square root of their number, at least 8).
+        top: Nodes (sources only) to put in a first layer of their own.
+        bottom: Nodes (sinks only) to put in a last layer of their own.
+
+    Returns:
+        An int array of ``n`` layers.
+    """
+    preds: list[list[int]] = [[] for _ in range(n)]
+    succs: list[list[int]] = [[] for _ in range(n)]
+    for u, v in dag:
+        succs[u].append(v)
+        preds[v].append(u)
+    indegree = [len(p) for p in preds]
+    queue = [v for v in range(n) if indegree[v] == 0]
+    topo: list[int] = []
+    while queue:
+        node = queue.pop()
+        topo.append(node)
+        for t in succs[node]:
+            indegree[t] -= 1
+            if indegree[t] == 0:
+                queue.append(t)
+    if len(topo) != n:
+        raise ValueError("assign_layers needs an acyclic graph")
+    layer = [0] * n
+    for node in topo:
+        for t in succs[node]:
+            if layer[t] <= layer[node]:
+                layer[t] = layer[node] + 1
+    for node in reversed(topo):  # pull sources down next to their first user
+        if not preds[node] and succs[node]:
+            layer[node] = min(layer[t] for t in succs[node]) - 1
+    top, bottom = set(top), set(bottom)
+    pinned = top | bottom
+    isolated = [v for v in range(n) if not preds[v] and not succs[v] and v not in pinned]
+    if isolated and len(isolated) < n:
+        per_row = isolated_per_row or max(8, math.ceil(math.sqrt(len(isolated))))
+        base = max(layer) + 1
+        for k, v in enumerate(isolated):
+            layer[v] = base + k // per_row
+    elif isolated:
+        per_row = isolated_per_row or max(8, math.ceil(math.sqrt(len(isolated))))
+        for k, v in enumerate(isolated):
+            layer[v] = k // per_row
+    if pinned:
+        free = [layer[v] for v in range(n) if v not in pinned]
+        shift = 1 if top else 0
+        last = (max(free) + shift + 1) if free else shift
+        for v in range(n):
+            layer[v] = 0 if v in top else last if v in bottom else layer[v] + shift
+    return np.asarray(layer, dtype=np.int64)
+
+
+def _inversions(values: np.ndarray) -> int:
+    """Pairs ``i < j`` with ``values[i] > values[j]`` (non-negative ints), bit by bit in NumPy."""
+    if len(values) < 2:
+        return 0
+    total = 0
+    index = np.arange(len(values))
+    for bit in range(int(values.max()).bit_length() - 1, -1, -1):
+        group = values >> (bit + 1)
+        order = np.lexsort((index, group))
+        g = group[order]
+        ones = ((values[order] >> bit) & 1).astype(np.int64)
+        seen = np.cumsum(ones)
+        starts = np.flatnonzero(np.concatenate(([True], g[1:] != g[:-1])))
+        before = np.repeat(np.concatenate(([0], seen[starts[1:] - 1])), np.diff(np.append(starts, len(g))))
+        total += int((seen - before)[ones == 0].sum())
+    return total
+
+
+def count_crossings(upper_pos: np.ndarray, lower_pos: np.ndarray) -> int:
+    """Crossings among the edges between two adjacent layers, given each edge's endpoint positions."""
+    if len(upper_pos) < 2:
+        return 0
+    order = np.lexsort((lower_pos, upper_pos))
+    return _inversions(lower_pos[order])
+
+
+class _Layered:
+    """The proper layered graph (every edge spans one layer) that ordering and placement work on."""
+
+    def __init__(self, layer: np.ndarray, edges: list[tuple[int, int]]) -> None:
+        self.n = len(layer)
+        self.layer = layer
+        self.depth = int(layer.max()) + 1 if self.n else 0
+        src = np.fromiter((u for u, _ in edges), dtype=np.int64, count=len(edges))
+        dst = np.fromiter((v for _, v in edges), dtype=np.int64, count=len(edges))
+        self.src, self.dst = src, dst
+        # edges grouped by the layer of their upper end
+        by_layer = np.argsort(layer[src], kind="stable") if len(src) else np.zeros(0, np.int64)
+        bounds = np.searchsorted(layer[src][by_layer], np.arange(self.depth + 1)) if len(src) else None
+        self.pairs: list[tuple[np.ndarray, np.ndarray]] = []
+        for lay in range(max(self.depth - 1, 0)):
+            if bounds is None:
+                self.pairs.append((np.zeros(0, np.int64), np.zeros(0, np.int64)))
+            else:
+                sel = by_layer[bounds[lay] : bounds[lay + 1]]
+                self.pairs.append((src[sel], dst[sel]))
+
+    def crossings(self, pos: np.ndarray) -> int:
+        return sum(count_crossings(pos[u], pos[v]) for u, v in self.pairs)
+
+
+def order_layers(
+    layered: _Layered, initial: list[np.ndarray], sweeps: int = 8
+) -> tuple[list[np.ndarray], int]:
+    """Barycenter sweeps: the node order of each layer with the fewest crossings found.
+
+    Args:
+        layered: The proper layered graph.
+        initial: Each layer's nodes in their starting order.
+        sweeps: At most this many down-and-up sweeps (stops after two without improvement).
+
+    Returns:
+        ``(orders, crossings)``.
+    """
+    n = layered.n
+    pos = np.zeros(n, dtype=np.float64)
+    orders = [o.copy() for o in initial]
+    for o in orders:
+        pos[o] = np.arange(len(o))
+    best_orders = [o.copy() for o in orders]
+    best = layered.crossings(pos.astype(np.int64))
+    stale = 0
+    for _ in range(sweeps):
+        if best == 0:
+            break
+        for down in (True, False):
+            layers = range(1, layered.depth) if down else range(layered.depth - 2, -1, -1)
+            for lay in layers:
+                if down:
+                    fixed, free = layered.pairs[lay - 1]
+                else:
+                    free, fixed = layered.pairs[lay]
+                order = orders[lay]
+                if len(order) < 2 or len(free) == 0:
+                    continue
+                sums = np.bincount(free, weights=pos[fixed], minlength=n)[order]
+                counts = np.bincount(free, minlength=n)[order]
+                current = pos[order]
+                # a node without neighbours there keeps its place; others go to their barycenter
+                bary = np.where(counts > 0, sums / np.maximum(counts, 1), current)
+                new = order[np.lexsort((current, bary))]
+                orders[lay] = new
+                pos[new] = np.arange(len(new))
+        found = layered.crossings(pos.astype(np.int64))
+        if found < best:
+            best, best_orders, stale = found, [o.copy() for o in orders], 0
+        else:
+            stale += 1
+            if stale >= 2:
+                break
+    return best_orders, best
+
+
+def _pav(target: np.ndarray, weight: np.ndarray, gaps: np.ndarray) -> np.ndarray:
+    """Positions closest to ``target`` (weighted least squares) with ``x[i+1] - x[i] >= gaps[i]``."""
+    offsets = np.concatenate(([0.0], np.cumsum(gaps)))
+    z = (target - offsets).tolist()
+    w = weight.tolist()
+    means: list[float] = []
+    weights: list[float] = []
+    sizes: list[int] = []
+    for value, wt in zip(z, w, strict=True):
+        mean, total, size = value, wt, 1
+        while means and means[-1] > mean:
+            pm, pw, ps = means.pop(), weights.pop(), sizes.pop()
+            mean = (pm * pw + mean * total) / (pw + total)
+            total += pw
+            size += ps
+        means.append(mean)
+        weights.append(total)
+        sizes.append(size)
+    return np.repeat(np.asarray(means), sizes) + offsets
+
+
+def assign_x(
+    layered: _Layered,
+    orders: list[np.ndarray],
+    widths: np.ndarray,
+    dummy: np.ndarray,
+    node_sep: float,
+    passes: int = 4,
+) -> np.ndarray:
+    """Centre x of every node: near its neighbours' mean, in order, boxes ``node_sep`` apart.
+
+    Args:
+        layered: The proper layered graph.
+        orders: Each layer's nodes, left to right.
+        widths: Each node's width (0 for dummies).
+        dummy: Which nodes are dummies (they keep ``node_sep / 2`` apart, and weigh more).
+        node_sep: The gap between two real boxes.
+        passes: Rounds of (down, up, both) placement.
+
+    Returns:
+        A float array of centre x.
+    """
+    n = layered.n
+    x = np.zeros(n, dtype=np.float64)
+    weight = np.where(dummy, DUMMY_WEIGHT, 1.0)
+    sep = np.where(dummy, node_sep / 4, node_sep / 2)
+    gaps_of: list[np.ndarray] = []
+    for order in orders:
+        half = widths[order] / 2 + sep[order]
+        gaps = half[:-1] + half[1:]
+        gaps_of.append(gaps)
+        if len(order):
+            placed = np.r_[0.0, np.cumsum(gaps)]
+            x[order] = placed - placed[-1] / 2
+    src, dst = layered.src, layered.dst
+    for _ in range(passes):
+        for mode in ("down", "up", "both"):
+            if mode == "down":
+                sums = np.bincount(dst, weights=x[src], minlength=n)
+                counts = np.bincount(dst, minlength=n)
+            elif mode == "up":
+                sums = np.bincount(src, weights=x[dst], minlength=n)
+                counts = np.bincount(src, minlength=n)
+            else:
+                sums = np.bincount(dst, weights=x[src], minlength=n)
+                sums += np.bincount(src, weights=x[dst], minlength=n)
+                counts = np.bincount(dst, minlength=n) + np.bincount(src, minlength=n)
+            want = np.where(counts > 0, sums / np.maximum(counts, 1), x)
+            for order, gaps in zip(orders, gaps_of, strict=True):
+                if len(order):
+                    x[order] = _pav(want[order], weight[order], gaps)
+    return x
+
+
+def _initial_orders(layered: _Layered) -> list[np.ndarray]:
+    """A starting order per layer: depth-first discovery from the top, so connected nodes start close."""
+    succs: list[list[int]] = [[] for _ in range(layered.n)]
+    for u, v in zip(layered.src.tolist(), layered.dst.tolist(), strict=True):
+        succs[u].append(v)
+    seen = np.zeros(layered.n, dtype=bool)
+    rank = np.zeros(layered.n, dtype=np.int64)
+    counter = 0
+    for root in np.argsort(layered.layer, kind="stable").tolist():
+        if seen[root]:
+            continue
+        stack = [root]
+        seen[root] = True
+        while stack:
+            node = stack.pop()
+            rank[node] = counter
+            counter += 1
+            for t in reversed(succs[node]):
+                if not seen[t]:
+                    seen[t] = True
+                    stack.append(t)
+    by_layer: list[list[int]] = [[] for _ in range(layered.depth)]
+    for node in np.argsort(rank, kind="stable").tolist():
+        by_layer[int(layered.layer[node])].append(node)
+    return [np.asarray(nodes, dtype=np.int64) for nodes in by_layer]
+
+
+def layered_layout(
+    sizes: Sequence[tuple[float, float]],
+    edges: Sequence[tuple[int, int]],
+    *,
+    node_sep: float = 16.0,
+    rank_sep: float = 36.0,
+    sweeps: int = 8,
+    top: Collection[int] = (),
+    bottom: Collection[int] = (),
+) -> Layout:
+    """Lay out boxes and directed edges top to bottom.
+
+    Args:
+        sizes: ``(width, height)`` of each node.
+        edges: ``(source, target)`` node indices; self-loops and duplicates are allowed (not drawn
+            twice: their routes are empty).
+        node_sep: Horizontal gap between boxes of a layer.
+        rank_sep: Vertical gap between layers.
+        sweeps: Most barycenter sweeps for crossing reduction.
+        top: Nodes with out-edges only, put in a first layer of their own (a cluster's entries).
+        bottom: Nodes with in-edges only, put in a last layer of their own (its exits).
+
+    Returns:
+        A :class:`Layout`.
+    """
+    n = len(sizes)
+    routes: list[list[tuple[float, float]]] = [[] for _ in edges]
+    if n == 0:
+        return Layout(np.zeros(0), np.zeros(0), 0.0, 0.0, routes, np.zeros(0, np.int64), 0)
+    size = np.asarray(sizes, dtype=np.float64).reshape(n, 2)
+    unique: dict[tuple[int, int], int] = {}
+    first_of: list[int] = []  # per unique edge: the input edge it routes
+    for i, (u, v) in enumerate(edges):
+        if u == v or not (0 <= u < n and 0 <= v < n):
+            continue
+        if (u, v) not in unique:
+            unique[(u, v)] = len(first_of)
+            first_of.append(i)
+    plain = list(unique)
+    flipped = break_cycles(n, plain)
+    dag = [(v, u) if f else (u, v) for (u, v), f in zip(plain, flipped, strict=True)]
+    deduped = list(dict.fromkeys(dag))  # a 2-cycle becomes one edge both ways
+    layer = assign_layers(n, deduped, top=top, bottom=bottom)
+
+    # dummies for long edges
+    layers = layer.tolist()
+    proper: list[tuple[int, int]] = []
+    chains: dict[tuple[int, int], list[int]] = {}
+    total = n
+    for u, v in deduped:
+        span = layers[v] - layers[u]
+        chain = list(range(total, total + span - 1))
+        total += span - 1
+        layers.extend(range(layers[u] + 1, layers[v]))
+        path = [u, *chain, v]
+        proper.extend(itertools.pairwise(path))
+        chains[(u, v)] = chain
+    all_layer = np.asarray(layers, dtype=np.int64)
+    layered = _Layered(all_layer, proper)
+    orders, crossings = order_layers(layered, _initial_orders(layered), sweeps)
+
+    dummy = np.zeros(total, dtype=bool)
+    dummy[n:] = True
+    widths = np.r_[size[:, 0], np.zeros(total - n)]
+    x = assign_x(layered, orders, widths, dummy, node_sep)
+    heights = np.zeros(layered.depth)
+    np.maximum.at(heights, layer, size[:, 1])
+    tops = np.r_[0.0, np.cumsum(heights + rank_sep)][: layered.depth]
+    y = tops[all_layer] + heights[all_layer] / 2
+    left = float(np.min(x[:n] - size[:, 0] / 2))
+    if total > n:
+        left = min(left, float(x[n:].min()))
+    x -= left
+    width = float(max(np.max(x[:n] + size[:, 0] / 2), x[n:].max() if total > n else 0.0))
+    height = float(tops[-1] + heights[-1])
+
+    for (u, v), f, i in zip(plain, flipped, first_of, strict=True):
+        key = (v, u) if f else (u, v)
+        chain = chains.get(key, [])
+        points = [(float(x[d]), float(y[d])) for d in chain]
+        routes[i] = points[::-1] if f else points
+    return Layout(x[:n].copy(), y[:n].copy(), width, height, routes, layer, int(crossings))
