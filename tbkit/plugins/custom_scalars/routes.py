@@ -1,0 +1,138 @@
+"""The custom scalars dashboard's routes (``/data/plugin/custom_scalars/``).
+
+* ``layout``: every run's logged layout, merged (see :mod:`.layout`);
+* ``scalars``: the series of the tags a multiline chart's regexes match (``re.match``, as
+  TensorBoard does), per run, smoothed and downsampled as the scalar dashboard's;
+* ``margin``: a margin chart's value series per run with its band (the lower and upper
+  tags, aligned on the steps both have), downsampled with min/max buckets.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from flask import Blueprint, Response
+
+from tbkit.errors import InvalidArgumentError
+from tbkit.plugins import _web
+from tbkit.plugins.custom_scalars.layout import layout_json, provider_layout
+from tbkit.plugins.custom_scalars.metadata import PLUGIN_NAME
+from tbkit.plugins.scalars import query
+from tbkit.plugins.scalars.metadata import PLUGIN_NAME as SCALARS
+from tbkit.server.colors import run_color
+
+__all__ = ["TABS", "blueprint"]
+
+TABS = (_web.Tab("custom_scalars", "Custom Scalars", (PLUGIN_NAME,)),)
+DEFAULT_POINTS = 1000
+MAX_POINTS = 10000
+MAX_REGEXES = 100
+
+blueprint = Blueprint("custom_scalars", __name__)
+
+
+@blueprint.get("/layout")
+def layout() -> Response:
+    merged, unreadable = provider_layout(_web.provider())
+    return _web.json_response({**layout_json(merged), "unreadable_runs": unreadable})
+
+
+def _series_options(args: Mapping[str, Any]) -> dict[str, Any]:
+    default = _web.samples(SCALARS, DEFAULT_POINTS) or MAX_POINTS
+    points = _web.int_param(args, "points", default=min(default, MAX_POINTS), low=1, high=MAX_POINTS)
+    smoothing = _web.float_param(args, "smoothing", default=0.0, low=0.0, high=1.0, high_open=True)
+    return {"points": int(points or DEFAULT_POINTS), "smoothing": smoothing}
+
+
+def _regexes(args: Mapping[str, Any]) -> list[str]:
+    """``tags`` (a list of regexes, in a POST body) or ``tag`` (one regex)."""
+    raw = args.get("tags")
+    if raw is None:
+        return [_web.str_param(args, "tag")]
+    if not isinstance(raw, list) or not all(isinstance(t, str) for t in raw) or not raw:
+        raise InvalidArgumentError("parameter 'tags' must be a non-empty list of regexes")
+    if len(raw) > MAX_REGEXES:
+        raise InvalidArgumentError(f"at most {MAX_REGEXES} tag regexes per request")
+    return raw
+
+
+@blueprint.route("/scalars", methods=["GET", "POST"])
+def scalars() -> Response:
+    args = dict(_web.params())
+    regexes = _regexes(args)
+    runs = _web.runs_param(args)
+    options = _series_options(args)
+    patterns = []
+    invalid = []
+    for text in regexes:
+        try:
+            patterns.append(re.compile(text))
+        except re.error:
+            invalid.append(text)  # a layout is logged data: a bad regex matches nothing
+
+    def keep(run: str, tag: str) -> bool:
+        return (runs is None or run in runs) and any(p.match(tag) for p in patterns)
+
+    found = query.all_scalar_columns(_web.provider(), SCALARS, keep) if patterns else {}
+    series: dict[str, dict[str, Any]] = {}
+    for run, tag in sorted(found):
+        payload = query.series_payload(found[run, tag], **options)
+        series.setdefault(run, {})[tag] = {"color": run_color(f"{run}/{tag}"), **payload}
+    return _web.json_response({"series": series, "invalid": invalid})
+
+
+def _last_per_step(columns: query.Columns) -> query.Columns:
+    """The series in step order with one point per step (the last written)."""
+    steps, walls, values = columns
+    order = np.argsort(steps, kind="stable")
+    steps, walls, values = steps[order], walls[order], values[order]
+    last = np.r_[steps[1:] != steps[:-1], True] if len(steps) else np.zeros(0, dtype=bool)
+    return steps[last], walls[last], values[last]
+
+
+def _band(lower: query.Columns, upper: query.Columns, points: int) -> dict[str, Any]:
+    """The band on the steps both edges have, downsampled keeping each edge's extremes."""
+    lo_steps, lo_walls, lo_values = _last_per_step(lower)
+    hi_steps, _, hi_values = _last_per_step(upper)
+    steps, a, b = np.intersect1d(lo_steps, hi_steps, assume_unique=True, return_indices=True)
+    low, high, walls = lo_values[a], hi_values[b], lo_walls[a]
+    keep = np.unique(
+        np.concatenate(
+            [query.minmax_indices(low, max(4, points // 2)), query.minmax_indices(high, max(4, points // 2))]
+        )
+    )
+    nullable = lambda v: [x if np.isfinite(x) else None for x in v.tolist()]  # noqa: E731
+    return {
+        "total": len(steps),
+        "shown": len(keep),
+        "step": steps[keep].tolist(),
+        "wall_time": walls[keep].tolist(),
+        "lower": nullable(low[keep]),
+        "upper": nullable(high[keep]),
+    }
+
+
+@blueprint.route("/margin", methods=["GET", "POST"])
+def margin() -> Response:
+    args = dict(_web.params())
+    value_tag = _web.str_param(args, "value")
+    lower_tag = _web.str_param(args, "lower")
+    upper_tag = _web.str_param(args, "upper")
+    runs = _web.runs_param(args)
+    options = _series_options(args)
+    wanted = {value_tag, lower_tag, upper_tag}
+
+    def keep(run: str, tag: str) -> bool:
+        return (runs is None or run in runs) and tag in wanted
+
+    found = query.all_scalar_columns(_web.provider(), SCALARS, keep)
+    answer: dict[str, Any] = {}
+    for run in sorted({r for r, t in found if t == value_tag}):
+        payload = query.series_payload(found[run, value_tag], **options)
+        has_band = (run, lower_tag) in found and (run, upper_tag) in found
+        band = _band(found[run, lower_tag], found[run, upper_tag], options["points"]) if has_band else None
+        answer[run] = {**payload, "band": band}
+    return _web.json_response(answer)

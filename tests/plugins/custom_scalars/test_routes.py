@@ -1,0 +1,150 @@
+"""The custom scalars routes: the merged layout, multiline series by tag regex, margin bands."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import tbkit
+from tbkit.demo import write_demo_logdir
+from tbkit.server.colors import run_color
+
+BASE = "/data/plugin/custom_scalars"
+
+
+@pytest.fixture(scope="module")
+def layout_logdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("custom")
+    with tbkit.SummaryWriter(str(root / "alpha")) as w:
+        w.add_custom_scalars({"A": {"old": ["Multiline", ["nothing"]]}})  # replaced by the next one
+        w.add_custom_scalars(
+            {
+                "A": {"losses": ["Multiline", ["loss", "acc/(train|eval)$", "(broken"]]},
+                "M": {"band": ["Margin", ["v", "v_lo", "v_hi"]]},
+            }
+        )
+        for step in range(100):
+            w.add_scalar("loss", 1.0 / (step + 1), step)
+            w.add_scalar("xloss", 5.0, step)  # "loss" is matched at the start, as TensorBoard does
+            w.add_scalar("acc/train", step / 100, step)
+            w.add_scalar("acc/eval", step / 200, step)
+            w.add_scalar("acc/eval_old", 0.0, step)
+            w.add_scalar("v", float(step), step)
+            if step % 2 == 0:  # the band on even steps only; the upper edge also on steps 0..49
+                w.add_scalar("v_lo", step - 1.0, step)
+            if step < 50:
+                w.add_scalar("v_hi", step + 1.0, step)
+        w.add_scalar("v_lo", -7.0, 10)  # written again: the last value of step 10 counts
+    with tbkit.SummaryWriter(str(root / "beta")) as w:
+        losses = ["Multiline", ["loss", "acc/(train|eval)$", "(broken"]]
+        w.add_custom_scalars({"A": {"losses": losses, "more": ["Multiline", ["v"]]}, "B": {}})
+        w.add_scalar("loss", 2.0, 0)
+        w.add_scalar("v", 1.0, 0)  # no band tags in this run
+    return root
+
+
+@pytest.fixture
+def cs_client(layout_logdir: Path, make_client: Any) -> Any:
+    return make_client(layout_logdir)
+
+
+def test_layout_merges_runs_as_tensorboard(cs_client: Any) -> None:
+    answer = cs_client.get(f"{BASE}/layout").json
+    assert answer["unreadable_runs"] == []
+    cats = answer["categories"]
+    assert [c["title"] for c in cats] == ["A", "M", "B"]
+    assert [ch["title"] for ch in cats[0]["charts"]] == ["losses", "more"]  # same chart once, new appended
+    assert cats[0]["charts"][0] == {
+        "title": "losses",
+        "kind": "multiline",
+        "tags": ["loss", "acc/(train|eval)$", "(broken"],
+    }
+    assert cats[1]["charts"] == [
+        {"title": "band", "kind": "margin", "series": [{"value": "v", "lower": "v_lo", "upper": "v_hi"}]}
+    ]
+    assert cats[2] == {"title": "B", "closed": False, "charts": []}
+
+
+def test_multiline_series_match_regexes_at_the_start(cs_client: Any) -> None:
+    body = {"tags": ["loss", "acc/(train|eval)$", "(broken"], "points": 30, "smoothing": 0.5}
+    answer = cs_client.post(f"{BASE}/scalars", json=body).json
+    assert answer["invalid"] == ["(broken"]
+    assert {run: sorted(tags) for run, tags in answer["series"].items()} == {
+        "alpha": ["acc/eval", "acc/train", "loss"],
+        "beta": ["loss"],
+    }
+    loss = answer["series"]["alpha"]["loss"]
+    assert loss["color"] == run_color("alpha/loss")
+    assert loss["total"] == 100 and loss["shown"] <= 30
+    assert loss["smoothed"] != loss["value"]
+    one = cs_client.get(f"{BASE}/scalars?tag=acc/train&runs=alpha").json["series"]
+    assert list(one) == ["alpha"] and list(one["alpha"]) == ["acc/train"]
+    assert one["alpha"]["acc/train"]["step"] == list(range(100))
+
+
+def test_margin_band_uses_the_steps_both_edges_have(cs_client: Any) -> None:
+    answer = cs_client.get(f"{BASE}/margin?value=v&lower=v_lo&upper=v_hi&points=10000").json
+    assert sorted(answer) == ["alpha", "beta"]
+    alpha = answer["alpha"]
+    assert alpha["step"] == list(range(100)) and alpha["value"] == [float(s) for s in range(100)]
+    band = alpha["band"]
+    assert band["step"] == list(range(0, 50, 2)) and band["total"] == 25
+    assert band["upper"] == [s + 1.0 for s in band["step"]]
+    lower = dict(zip(band["step"], band["lower"], strict=True))
+    assert lower[10] == -7.0 and lower[12] == 11.0
+    assert answer["beta"]["band"] is None
+
+
+def test_margin_band_is_downsampled_keeping_extremes(tmp_path: Path, make_client: Any) -> None:
+    rng = np.random.default_rng(0)
+    with tbkit.SummaryWriter(str(tmp_path / "r")) as w:
+        for step in range(5000):
+            w.add_scalar("v", float(rng.normal()), step)
+            w.add_scalar("lo", -1.0 - (step == 1234) * 50.0, step)
+            w.add_scalar("hi", 1.0 + (step == 4321) * 50.0, step)
+    answer = make_client(tmp_path).get(f"{BASE}/margin?value=v&lower=lo&upper=hi&points=100").json["r"]
+    band = answer["band"]
+    assert band["total"] == 5000 and band["shown"] <= 100 and answer["shown"] <= 100
+    assert 1234 in band["step"] and 4321 in band["step"]
+    assert min(band["lower"]) == -51.0 and max(band["upper"]) == 51.0
+
+
+def test_demo_layout_and_listing(tmp_path: Path, make_client: Any) -> None:
+    write_demo_logdir(str(tmp_path), steps=20)
+    client = make_client(tmp_path)
+    cats = client.get(f"{BASE}/layout").json["categories"]
+    assert [(c["title"], [ch["kind"] for ch in c["charts"]]) for c in cats] == [
+        ("training", ["multiline", "margin"])
+    ]
+    listing = client.get("/data/plugins_listing").json["custom_scalars"]
+    assert listing["enabled"] and listing["tab_name"] == "Custom Scalars"
+    assert listing["script"].endswith("/custom_scalars.js")
+
+
+def test_no_layout_is_an_empty_answer(client: Any) -> None:
+    assert client.get(f"{BASE}/layout").json == {"categories": [], "unreadable_runs": []}
+
+
+@pytest.mark.parametrize(
+    ("method", "query", "body", "status"),
+    [
+        ("get", "scalars", None, 400),
+        ("post", "scalars", {"tags": "loss"}, 400),
+        ("post", "scalars", {"tags": []}, 400),
+        ("post", "scalars", {"tags": ["x"] * 101}, 400),
+        ("get", "scalars?tag=loss&runs=ghost", None, 404),
+        ("get", "scalars?tag=loss&points=0", None, 400),
+        ("get", "margin?value=v&lower=v_lo", None, 400),
+        ("get", "margin?value=v&lower=v_lo&upper=v_hi&smoothing=1", None, 400),
+    ],
+)
+def test_bad_requests(cs_client: Any, method: str, query: str, body: Any, status: int) -> None:
+    resp = (
+        getattr(cs_client, method)(f"{BASE}/{query}", json=body)
+        if body is not None
+        else cs_client.get(f"{BASE}/{query}")
+    )
+    assert resp.status_code == status
