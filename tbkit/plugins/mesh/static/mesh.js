@@ -200,7 +200,10 @@ export function mount(root, ctx) {
         const Plotly = await plotlyReady;
         if (!card.live || !mesh) return;
         await Plotly.react(plot, meshTraces(mesh, col), sceneLayout(camera), CONFIG);
-        if (!card.live) return;
+        if (!card.live) {
+          card.purge(); // released while drawing: free what this draw made
+          return;
+        }
         if (!listening) {
           listening = true;
           plot.on("plotly_relayout", (e) => {
