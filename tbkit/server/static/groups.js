@@ -2,7 +2,7 @@
 // by hand; mean or median; ±std or min–max band; members shown or not) and the requests of a
 // grouped chart. The server groups with tbkit.aggregate, so the page equals the library.
 import { getJSON, postJSON, url, loadStyle } from "./api.js";
-import { el, clear, debounce } from "./util.js";
+import { el, clear, compileFilter, debounce } from "./util.js";
 
 const MODES = [
   ["none", "None"],
@@ -10,6 +10,11 @@ const MODES = [
   ["hparam", "By hparam"],
   ["manual", "By hand"],
 ];
+
+/** Python-only regex syntax the browser's RegExp rejects: named groups (?P<…>, (?P=…) and inline flags. */
+function pythonOnly(pattern) {
+  return /\(\?P[<=]|\(\?[aiLmsux]+[:)]/.test(pattern);
+}
 
 /** The request parameters of the current grouping ({stat, band, group_by | groups}), or null. */
 export function groupQuery(settings) {
@@ -137,7 +142,15 @@ export function groupControls(ctx) {
     s.set("groupMode", mode.value);
     sync();
   });
-  regex.addEventListener("input", debounce(() => s.set("groupRegex", regex.value), 300));
+  regex.addEventListener(
+    "input",
+    debounce(() => {
+      // Python's syntax is the server's; hold back only what neither dialect could parse (a half-typed group).
+      const bad = !pythonOnly(regex.value) && compileFilter(regex.value).invalid;
+      regex.classList.toggle("invalid", bad);
+      if (!bad) s.set("groupRegex", regex.value);
+    }, 300),
+  );
   hparam.addEventListener("change", () => s.set("groupHparam", hparam.value));
   stat.addEventListener("change", () => s.set("groupStat", stat.value));
   band.addEventListener("change", () => s.set("groupBand", band.value));

@@ -79,6 +79,7 @@ export class ScalarCard {
     const runs = this.runs();
     const smoothing = this.ctx.settings.get("smoothing");
     if (!runs.length) {
+      delete this.element.dataset.groups;
       this.chart.setSeries([], this.ctx.settings.chartOptions());
       return;
     }
