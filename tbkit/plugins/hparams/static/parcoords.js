@@ -195,7 +195,7 @@ export class ParallelCoordinates {
 
   _drawAxes(g) {
     const nodes = this.axes.map((a, i) => {
-      const group = svg("g", { class: "pc-axis", transform: `translate(${g.xs[i]},0)`, "data-axis": a.id, "data-index": i });
+      const group = svg("g", { class: "pc-axis", transform: `translate(${g.xs[i]},0)`, "data-axis": a.id, "data-index": i, "data-column": a.key });
       group.append(svg("line", { class: "pc-axis-line", x1: 0, x2: 0, y1: g.top, y2: g.bottom }));
       a.tickvals.forEach((t, k) => {
         const y = this._y(a, t, g);
