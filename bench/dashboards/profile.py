@@ -24,6 +24,10 @@ TARGETS = {"figure": 3.0}
 EVENTS = 100_000
 THREADS = 8
 SELECTOR = f".timeline[data-ready='1'][data-events='{EVENTS}']"
+ZOOM_100X = (
+    "el => { const t = el.timeline, m = (t.lo + t.hi) / 2, s = (t.hi - t.lo) / 200;"
+    " t.setRange(m - s, m + s); }"
+)
 
 
 def big_trace(events: int = EVENTS, threads: int = THREADS) -> dict[str, Any]:
@@ -128,9 +132,7 @@ def measure(browser: Any, workdir: Path) -> dict[str, float]:
                 "el => { const t0 = performance.now(); el.timeline.draw(); return performance.now() - t0; }"
             )
             full = min(timeline.evaluate(redraw) for _ in range(3))
-            timeline.evaluate(
-                "el => { const t = el.timeline; const m = (t.lo + t.hi) / 2, s = (t.hi - t.lo) / 200; t.setRange(m - s, m + s); }"
-            )
+            timeline.evaluate(ZOOM_100X)
             zoomed = min(timeline.evaluate(redraw) for _ in range(3))
         finally:
             context.close()
