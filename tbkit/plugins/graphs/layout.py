@@ -170,7 +170,8 @@ def assign_layers(
         last = (max(free) + shift + 1) if free else shift
         for v in range(n):
             layer[v] = 0 if v in top else last if v in bottom else layer[v] + shift
-    return np.asarray(layer, dtype=np.int64)
+    # no empty layer (moved sources and pins can leave one): keep the order, close the gaps
+    return np.unique(np.asarray(layer, dtype=np.int64), return_inverse=True)[1].reshape(-1)
 
 
 def _inversions(values: np.ndarray) -> int:
@@ -276,25 +277,27 @@ def order_layers(
     return best_orders, best
 
 
-def _pav(target: np.ndarray, weight: np.ndarray, gaps: np.ndarray) -> np.ndarray:
-    """Positions closest to ``target`` (weighted least squares) with ``x[i+1] - x[i] >= gaps[i]``."""
-    offsets = np.concatenate(([0.0], np.cumsum(gaps)))
-    z = (target - offsets).tolist()
-    w = weight.tolist()
-    means: list[float] = []
-    weights: list[float] = []
-    sizes: list[int] = []
-    for value, wt in zip(z, w, strict=True):
-        mean, total, size = value, wt, 1
-        while means and means[-1] > mean:
-            pm, pw, ps = means.pop(), weights.pop(), sizes.pop()
-            mean = (pm * pw + mean * total) / (pw + total)
-            total += pw
-            size += ps
-        means.append(mean)
-        weights.append(total)
-        sizes.append(size)
-    return np.repeat(np.asarray(means), sizes) + offsets
+def _pav(z: list[float], w: list[float], bounds: list[int]) -> list[float]:
+    """Isotonic regression of each run ``z[bounds[k]:bounds[k+1]]``: non-decreasing values closest
+    to ``z`` in weighted least squares (pool adjacent violators), all runs in one pass."""
+    out: list[float] = []
+    for lo, hi in itertools.pairwise(bounds):
+        means: list[float] = []
+        weights: list[float] = []
+        sizes: list[int] = []
+        for i in range(lo, hi):
+            mean, total, size = z[i], w[i], 1
+            while means and means[-1] > mean:
+                pm, pw = means.pop(), weights.pop()
+                mean = (pm * pw + mean * total) / (pw + total)
+                total += pw
+                size += sizes.pop()
+            means.append(mean)
+            weights.append(total)
+            sizes.append(size)
+        for mean, size in zip(means, sizes, strict=True):
+            out.extend([mean] * size)
+    return out
 
 
 def assign_x(
@@ -306,6 +309,9 @@ def assign_x(
     passes: int = 4,
 ) -> np.ndarray:
     """Centre x of every node: near its neighbours' mean, in order, boxes ``node_sep`` apart.
+
+    Each layer is placed by a weighted isotonic regression: with ``x = y + offset`` (offset the
+    packed position), keeping the gaps is keeping ``y`` non-decreasing.
 
     Args:
         layered: The proper layered graph.
@@ -319,34 +325,38 @@ def assign_x(
         A float array of centre x.
     """
     n = layered.n
+    flat = np.concatenate(orders) if orders else np.zeros(0, np.int64)
+    bounds = np.concatenate(([0], np.cumsum([len(o) for o in orders]))).astype(np.int64)
+    sep = np.where(dummy, node_sep / 4, node_sep / 2)[flat]
+    half = widths[flat] / 2 + sep
+    steps = np.zeros(len(flat))
+    steps[1:] = half[:-1] + half[1:]
+    starts = np.minimum(bounds[:-1], max(len(flat) - 1, 0))  # (an empty layer repeats 0 times)
+    steps[bounds[:-1][bounds[:-1] < len(flat)]] = 0.0  # each layer starts again at 0
+    offsets = np.cumsum(steps)
+    if len(flat):
+        offsets -= np.repeat(offsets[starts], np.diff(bounds))
+    last = offsets[np.clip(bounds[1:] - 1, 0, None)] if len(flat) else np.zeros(len(orders))
     x = np.zeros(n, dtype=np.float64)
-    weight = np.where(dummy, DUMMY_WEIGHT, 1.0)
-    sep = np.where(dummy, node_sep / 4, node_sep / 2)
-    gaps_of: list[np.ndarray] = []
-    for order in orders:
-        half = widths[order] / 2 + sep[order]
-        gaps = half[:-1] + half[1:]
-        gaps_of.append(gaps)
-        if len(order):
-            placed = np.r_[0.0, np.cumsum(gaps)]
-            x[order] = placed - placed[-1] / 2
+    x[flat] = offsets - np.repeat(last / 2, np.diff(bounds))  # each layer packed, centred on 0
+    weight = np.where(dummy, DUMMY_WEIGHT, 1.0)[flat].tolist()
+    bound_list = bounds.tolist()
     src, dst = layered.src, layered.dst
+    down_counts = np.bincount(dst, minlength=n)
+    up_counts = np.bincount(src, minlength=n)
     for _ in range(passes):
         for mode in ("down", "up", "both"):
             if mode == "down":
-                sums = np.bincount(dst, weights=x[src], minlength=n)
-                counts = np.bincount(dst, minlength=n)
+                sums, counts = np.bincount(dst, weights=x[src], minlength=n), down_counts
             elif mode == "up":
-                sums = np.bincount(src, weights=x[dst], minlength=n)
-                counts = np.bincount(src, minlength=n)
+                sums, counts = np.bincount(src, weights=x[dst], minlength=n), up_counts
             else:
                 sums = np.bincount(dst, weights=x[src], minlength=n)
                 sums += np.bincount(src, weights=x[dst], minlength=n)
-                counts = np.bincount(dst, minlength=n) + np.bincount(src, minlength=n)
+                counts = down_counts + up_counts
             want = np.where(counts > 0, sums / np.maximum(counts, 1), x)
-            for order, gaps in zip(orders, gaps_of, strict=True):
-                if len(order):
-                    x[order] = _pav(want[order], weight[order], gaps)
+            z = (want[flat] - offsets).tolist()
+            x[flat] = np.asarray(_pav(z, weight, bound_list)) + offsets
     return x
 
 

@@ -9,6 +9,7 @@ const CHAR_W = 6.4; // the server sizes boxes with this many pixels per characte
 const MAX_PNG_SIDE = 8192;
 const MAX_PNG_PIXELS = 40e6;
 const LONG_QUERY = 1500;
+const HUES = [210, 30, 125, 0, 275, 180, 55, 330, 95, 245, 155, 300, 15, 195];
 
 /** An SVG element with attributes (set as attributes) and children. */
 function svg(tag, attrs = {}, ...children) {
@@ -46,8 +47,22 @@ function theme() {
 /** A fill colour per op type: a hue from the op's name, light or dark by theme. */
 function opColor(op, th) {
   if (!op) return th.dark ? "hsl(220 8% 30%)" : "hsl(220 10% 90%)";
-  const hue = (hash(op) % 36) * 10;
+  const hue = HUES[hash(op) % HUES.length];
   return th.dark ? `hsl(${hue} 38% 30%)` : `hsl(${hue} 70% 86%)`;
+}
+
+/** A collapsed scope's bottom band: its commonest op types, each as wide as its share. */
+function opStrip(n, th) {
+  const strip = svg("g", { class: "op-strip" });
+  const total = n.ops.reduce((a, [, k]) => a + k, 0) || 1;
+  const inner = n.w - 16;
+  let x = 8;
+  for (const [op, k] of n.ops) {
+    const w = (inner * k) / total;
+    strip.appendChild(svg("rect", { x: x.toFixed(1), y: n.h - 8, width: w.toFixed(1), height: 4, fill: opColor(op, th) }));
+    x += w;
+  }
+  return strip;
 }
 
 function cut(label, width) {
@@ -188,7 +203,9 @@ export function mount(root, ctx) {
     data = answer;
     expandedOf.set(key(), answer.expanded);
     render();
-    if (fitAfter || !vb) fit();
+    const box = aspect();
+    const fits = Math.min(box.w / answer.width, box.h / answer.height) >= 0.8; // readable when fitted
+    if (fitAfter || !vb || (focus && fits)) fit();
     else if (focus) centerOn(focus);
     else applyViewBox();
     info.textContent =
@@ -255,7 +272,7 @@ export function mount(root, ctx) {
       {},
       svg(
         "marker",
-        { id: "tbkit-graph-arrow", viewBox: "0 0 10 10", refX: "9", refY: "5", markerWidth: "7", markerHeight: "7", orient: "auto-start-reverse" },
+        { id: "tbkit-graph-arrow", viewBox: "0 0 10 10", refX: "9", refY: "5", markerWidth: "8", markerHeight: "8", markerUnits: "userSpaceOnUse", orient: "auto-start-reverse" },
         svg("path", { d: "M0,1 L10,5 L0,9 z", fill: th.muted }),
       ),
     );
@@ -293,15 +310,15 @@ export function mount(root, ctx) {
       counts.set(n.op, (counts.get(n.op) || 0) + (n.kind === "scope" ? n.count : 1));
       const scope = n.kind === "scope";
       const label = scope ? `${n.label} (${n.count})` : n.label;
-      nodes.appendChild(
-        svg(
-          "g",
-          { class: `gnode ${n.kind}`, transform: `translate(${n.x},${n.y})`, dataset: { id: n.id, kind: n.kind, op: n.op } },
-          svg("rect", { width: n.w, height: n.h, rx: scope ? 10 : 4, fill: opColor(n.op, th), stroke: scope ? th.fg : th.border, "stroke-width": scope ? 1.5 : 1 }),
-          svg("text", { x: n.w / 2, y: n.h / 2 + 4, "text-anchor": "middle", fill: th.fg, text: cut(label, n.w) }),
-          svg("title", { text: scope ? `${n.id} — ${n.count} ops (double-click to open)` : `${n.id} (${n.op})` }),
-        ),
+      const group = svg(
+        "g",
+        { class: `gnode ${n.kind}`, transform: `translate(${n.x},${n.y})`, dataset: { id: n.id, kind: n.kind, op: n.op } },
+        svg("rect", { width: n.w, height: n.h, rx: scope ? 10 : 4, fill: scope ? th.bg : opColor(n.op, th), stroke: scope ? th.fg : th.border, "stroke-width": scope ? 1.5 : 1 }),
+        svg("text", { x: n.w / 2, y: n.h / 2 + (scope ? 2 : 4), "text-anchor": "middle", fill: th.fg, text: cut(label, n.w) }),
+        svg("title", { text: scope ? `${n.id} — ${n.count} ops (double-click to open)` : `${n.id} (${n.op})` }),
       );
+      if (scope) group.appendChild(opStrip(n, th));
+      nodes.appendChild(group);
     }
     drawing.append(defs, clusters, edges, nodes);
     clear(view).appendChild(drawing);
