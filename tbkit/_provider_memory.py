@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from tbkit._provider_types import DataClass, Run
-from tbkit.provider import Series, SeriesProvider
+from tbkit.provider import Keep, Series, SeriesProvider
 
 _DEFAULT_CLASS = {
     "scalars": DataClass.SCALAR,
@@ -58,10 +58,13 @@ class InMemoryProvider(SeriesProvider):
     def list_runs(self) -> list[Run]:
         return [Run(r, r, self._start_times.get(r)) for r in self._runs]
 
-    def series(self, data_class: DataClass | None = None, plugin_name: str | None = None) -> list[Series]:
+    def series(
+        self, data_class: DataClass | None = None, plugin_name: str | None = None, keep: Keep | None = None
+    ) -> list[Series]:
         return [
             s
             for s in self._series
             if (data_class is None or s.data_class is data_class)
             and (plugin_name is None or s.plugin_name == plugin_name)
+            and (keep is None or keep(s.run, s.tag))
         ]

@@ -24,7 +24,7 @@ from __future__ import annotations
 import abc
 import base64
 import json
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,6 +83,7 @@ __all__ = [
     "ScalarDatum",
     "ScalarTimeSeries",
     "Series",
+    "SeriesInfo",
     "SeriesProvider",
     "SessionStatus",
     "TensorDatum",
@@ -138,6 +139,49 @@ class Series:
     display_name: str = ""
     description: str = ""
     labels: Sequence[Sequence[str]] | None = None
+
+
+@dataclass(frozen=True)
+class SeriesInfo:
+    """What listings need to know of a :class:`Series`, without its points.
+
+    ``max_length`` is the most blobs at one step (blob sequences; 0 otherwise).
+    """
+
+    run: str
+    tag: str
+    plugin_name: str
+    data_class: DataClass
+    count: int
+    max_step: int
+    max_wall_time: float
+    last: tuple[int, float, Any]  # step, wall time, value of the last point
+    max_length: int = 0
+    plugin_content: bytes = b""
+    display_name: str = ""
+    description: str = ""
+
+    @classmethod
+    def of(cls, s: Series) -> SeriesInfo:
+        """The info of a non-empty series."""
+        longest = max(map(len, s.values)) if s.data_class is DataClass.BLOB_SEQUENCE else 0
+        return cls(
+            s.run,
+            s.tag,
+            s.plugin_name,
+            s.data_class,
+            len(s.steps),
+            int(np.max(s.steps)),
+            float(np.max(s.wall_times)),
+            (int(s.steps[-1]), float(s.wall_times[-1]), s.values[-1]),
+            longest,
+            s.plugin_content,
+            s.display_name,
+            s.description,
+        )
+
+
+Keep = Callable[[str, str], bool]  # (run, tag) -> whether a series is wanted
 
 
 class DataProvider(abc.ABC):
@@ -282,11 +326,7 @@ def _parse_blob_key(key: str) -> tuple[str, str, int, int]:
     return run, tag, point, index
 
 
-def _extent(s: Series) -> tuple[int, float]:
-    return int(np.max(s.steps)), float(np.max(s.wall_times))
-
-
-def _texts(s: Series) -> tuple[bytes, str, str]:
+def _texts(s: SeriesInfo) -> tuple[bytes, str, str]:
     return s.plugin_content, s.description, s.display_name
 
 
@@ -298,30 +338,44 @@ def _nest(items: Iterable[tuple[str, str, Any]]) -> dict[str, dict[str, Any]]:
 
 
 class SeriesProvider(DataProvider):
-    """The DataProvider over whatever :meth:`series` returns; subclasses supply the data."""
+    """The DataProvider over whatever :meth:`series` returns; subclasses supply the data.
+
+    Listings go through :meth:`series_info`, which subclasses may answer without
+    materializing any points; reads pass their run/tag filter down to :meth:`series`.
+    """
 
     @abc.abstractmethod
-    def series(self, data_class: DataClass | None = None, plugin_name: str | None = None) -> list[Series]:
-        """The current series, optionally only of one data class and plugin."""
+    def series(
+        self, data_class: DataClass | None = None, plugin_name: str | None = None, keep: Keep | None = None
+    ) -> list[Series]:
+        """The current series, optionally only of one data class and plugin, and those ``keep`` accepts."""
+
+    def series_info(
+        self, data_class: DataClass | None = None, plugin_name: str | None = None
+    ) -> list[SeriesInfo]:
+        """What listings need of every non-empty series (default: derived from :meth:`series`)."""
+        return [SeriesInfo.of(s) for s in self.series(data_class, plugin_name) if len(s.steps)]
 
     def list_plugins(self) -> list[str]:
-        names = {s.plugin_name for s in self.series() if s.plugin_name and len(s.steps)}
+        names = {s.plugin_name for s in self.series_info() if s.plugin_name}
         names.update(p for p in FILE_BASED_PLUGINS if any(self.list_plugin_files(p).values()))
         return sorted(names)
 
     def _select(self, data_class: DataClass, plugin_name: str, filt: RunTagFilter | None) -> list[Series]:
+        keep = None if filt is None else filt.matches
+        return [s for s in self.series(data_class, plugin_name, keep) if len(s.steps)]
+
+    def _infos(self, data_class: DataClass, plugin_name: str, filt: RunTagFilter | None) -> list[SeriesInfo]:
         return [
-            s
-            for s in self.series(data_class, plugin_name)
-            if len(s.steps) and (filt is None or filt.matches(s.run, s.tag))
+            s for s in self.series_info(data_class, plugin_name) if filt is None or filt.matches(s.run, s.tag)
         ]
 
     def list_scalars(
         self, plugin_name: str, *, run_tag_filter: RunTagFilter | None = None
     ) -> dict[str, dict[str, ScalarTimeSeries]]:
         return _nest(
-            (s.run, s.tag, ScalarTimeSeries(*_extent(s), *_texts(s), float(s.values[-1])))
-            for s in self._select(DataClass.SCALAR, plugin_name, run_tag_filter)
+            (s.run, s.tag, ScalarTimeSeries(s.max_step, s.max_wall_time, *_texts(s), float(s.last[2])))
+            for s in self._infos(DataClass.SCALAR, plugin_name, run_tag_filter)
         )
 
     def read_scalars(
@@ -339,16 +393,16 @@ class SeriesProvider(DataProvider):
         self, plugin_name: str, *, run_tag_filter: RunTagFilter | None = None
     ) -> dict[str, dict[str, ScalarDatum]]:
         return _nest(
-            (s.run, s.tag, ScalarDatum(int(s.steps[-1]), float(s.wall_times[-1]), float(s.values[-1])))
-            for s in self._select(DataClass.SCALAR, plugin_name, run_tag_filter)
+            (s.run, s.tag, ScalarDatum(s.last[0], s.last[1], float(s.last[2])))
+            for s in self._infos(DataClass.SCALAR, plugin_name, run_tag_filter)
         )
 
     def list_tensors(
         self, plugin_name: str, *, run_tag_filter: RunTagFilter | None = None
     ) -> dict[str, dict[str, TensorTimeSeries]]:
         return _nest(
-            (s.run, s.tag, TensorTimeSeries(*_extent(s), *_texts(s)))
-            for s in self._select(DataClass.TENSOR, plugin_name, run_tag_filter)
+            (s.run, s.tag, TensorTimeSeries(s.max_step, s.max_wall_time, *_texts(s)))
+            for s in self._infos(DataClass.TENSOR, plugin_name, run_tag_filter)
         )
 
     def read_tensors(
@@ -367,8 +421,8 @@ class SeriesProvider(DataProvider):
         self, plugin_name: str, *, run_tag_filter: RunTagFilter | None = None
     ) -> dict[str, dict[str, BlobSequenceTimeSeries]]:
         return _nest(
-            (s.run, s.tag, BlobSequenceTimeSeries(*_extent(s), max(map(len, s.values)), *_texts(s)))
-            for s in self._select(DataClass.BLOB_SEQUENCE, plugin_name, run_tag_filter)
+            (s.run, s.tag, BlobSequenceTimeSeries(s.max_step, s.max_wall_time, s.max_length, *_texts(s)))
+            for s in self._infos(DataClass.BLOB_SEQUENCE, plugin_name, run_tag_filter)
         )
 
     def read_blob_sequences(
@@ -386,8 +440,8 @@ class SeriesProvider(DataProvider):
 
     def read_blob(self, blob_key: str) -> bytes:
         run, tag, point, index = _parse_blob_key(blob_key)
-        for s in self.series(DataClass.BLOB_SEQUENCE):
-            if s.run == run and s.tag == tag and 0 <= point < len(s.values):
+        for s in self.series(DataClass.BLOB_SEQUENCE, keep=lambda r, t: r == run and t == tag):
+            if 0 <= point < len(s.values):
                 blobs = s.values[point]
                 if 0 <= index < len(blobs):
                     return bytes(blobs[index])

@@ -68,6 +68,7 @@ class RunData:
     name: str
     purge_orphaned_data: bool = True
     tag_filter: object = None  # a callable str -> bool, or None for every tag
+    compact: bool = False  # keep scalar points as compact blocks (see tbkit.reader.compact)
     files: dict[str, FileState] = field(default_factory=dict)
     series: dict[str, SeriesData] = field(default_factory=dict)
     start_time: float | None = None
@@ -90,7 +91,7 @@ class RunData:
         found = self.series.get(tag)
         if found is not None:
             return found
-        created = SeriesData(tag, meta)
+        created = SeriesData(tag, meta, compact=self.compact)
         dec = registry.decoder(meta.plugin_name)
         if dec is not None and not dec.supported(meta.plugin_content):
             created.refused = True

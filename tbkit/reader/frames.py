@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from tbkit._memory import release_free_memory
 from tbkit.errors import InvalidArgumentError, MissingDependencyError
 from tbkit.plugins import registry
-from tbkit.reader._memory import release_free_memory
 from tbkit.reader.index import LogdirIndex
 from tbkit.reader.series import SeriesData
 

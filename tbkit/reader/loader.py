@@ -18,10 +18,10 @@ from contextlib import AbstractContextManager
 import numpy as np
 from google.protobuf.message import DecodeError
 
+from tbkit._memory import release_free_memory
 from tbkit.errors import StorageError
 from tbkit.proto import event_pb2
 from tbkit.reader import fastscalar
-from tbkit.reader._memory import release_free_memory
 from tbkit.reader.events import FileState, Problem, RunData
 from tbkit.record import storage
 from tbkit.record.scan import scan_records
@@ -29,10 +29,15 @@ from tbkit.record.scan import scan_records
 __all__ = ["load_file"]
 
 WINDOW = 4 << 20  # bytes framed at a time
+CHUNK = 4 << 20  # bytes read from the file at a time
 
 
 def load_file(
-    run: RunData, path: str, limit: int | None = None, lock: AbstractContextManager[object] | None = None
+    run: RunData,
+    path: str,
+    limit: int | None = None,
+    lock: AbstractContextManager[object] | None = None,
+    chunk: int = CHUNK,
 ) -> None:
     """Read the new bytes of the event file ``path`` of ``run`` and apply them.
 
@@ -43,6 +48,8 @@ def load_file(
             first look that finds a run's tags without reading all of it.
         lock: Held while the run's data change (one window of records at a time), not
             while bytes are read and framed, so readers of the run wait little.
+        chunk: Bytes read from the file at a time (more when one record is longer), so
+            memory stays bounded however large the file.
     """
     lock = lock if lock is not None else contextlib.nullcontext()
     with lock:
@@ -51,23 +58,37 @@ def load_file(
             state = run.files[path] = FileState(path)
     try:
         size = storage.size(path)
-        if size <= state.offset:
-            return
-        data = storage.read_bytes(path, state.offset, limit)
     except StorageError as exc:
         with lock:
             run.problem(path, None, str(exc))
         return
-    consumed = _load_buffer(run, state, data, lock)
-    tail = len(data) - consumed
-    cut_short = state.offset + len(data) < size  # the rest is unread, not incomplete
+    end = size if limit is None else min(size, state.offset + limit)
+    want = chunk
+    tail = 0
+    while state.offset < end:
+        try:
+            data = storage.read_bytes(path, state.offset, min(want, end - state.offset))
+        except StorageError as exc:
+            with lock:
+                run.problem(path, None, str(exc))
+            return
+        if not data:
+            break
+        consumed = _load_buffer(run, state, data, lock)
+        reached = state.offset + len(data) >= end
+        tail = len(data) - consumed
+        with lock:
+            state.offset += consumed
+        del data
+        if reached:
+            break
+        want = chunk if consumed else want * 2  # no whole record in the chunk: read more
+    cut_short = state.offset + tail < size  # the rest is unread, not incomplete
     with lock:
         state.tail = None
         if tail and not state.resyncing and not cut_short:  # while resyncing, kept bytes are no record yet
             reason = f"incomplete last record ({tail} bytes; the file may still be being written)"
-            state.tail = Problem(run.name, path, state.offset + consumed, reason)
-        state.offset += consumed
-    del data
+            state.tail = Problem(run.name, path, state.offset, reason)
     release_free_memory()
 
 

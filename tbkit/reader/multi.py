@@ -20,7 +20,7 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 
 from tbkit.errors import NotFoundError
-from tbkit.provider import DataClass, PluginFile, Run, Series, SeriesProvider
+from tbkit.provider import DataClass, Keep, PluginFile, Run, Series, SeriesInfo, SeriesProvider
 from tbkit.reader.discovery import discover_runs
 from tbkit.reader.index import LogdirIndex, LogdirProvider
 from tbkit.record import storage
@@ -76,7 +76,7 @@ class MultiLogdirProvider(SeriesProvider):
                     if name in self._runs:
                         continue
                 directory = logdir if run == "." else storage.join(logdir, run)
-                index = LogdirIndex(directory, runs=["."], purge_orphaned_data=self._purge)
+                index = LogdirIndex(directory, runs=["."], purge_orphaned_data=self._purge, compact=True)
                 with self._lock:
                     self._runs.setdefault(name, _RunEntry(LogdirProvider(index)))
                 new.append(name)
@@ -142,10 +142,22 @@ class MultiLogdirProvider(SeriesProvider):
             out.append(Run(name, name, start))
         return out
 
-    def series(self, data_class: DataClass | None = None, plugin_name: str | None = None) -> list[Series]:
+    def series(
+        self, data_class: DataClass | None = None, plugin_name: str | None = None, keep: Keep | None = None
+    ) -> list[Series]:
         out = []
         for name, provider in self._ready():
-            for s in provider.series(data_class, plugin_name):
+            inner = None if keep is None else (lambda _run, tag, name=name: keep(name, tag))
+            for s in provider.series(data_class, plugin_name, inner):
+                out.append(dataclasses.replace(s, run=name))
+        return out
+
+    def series_info(
+        self, data_class: DataClass | None = None, plugin_name: str | None = None
+    ) -> list[SeriesInfo]:
+        out = []
+        for name, provider in self._ready():
+            for s in provider.series_info(data_class, plugin_name):
                 out.append(dataclasses.replace(s, run=name))
         return out
 

@@ -1,7 +1,10 @@
 """One time series in memory: its metadata and its points, appended in blocks.
 
 Scalar series keep NumPy columns (step int64, wall time float64, value float64) as a
-list of blocks concatenated on demand; other series keep one stored object per point.
+list of blocks concatenated on demand; with ``compact=True`` (the server's choice) each
+block is a lossless :class:`~tbkit.reader.compact.CompactBlock` of about 8 bytes a point,
+decoded when read. Other series keep one stored object per point. The count, the largest
+step and wall time, and the last point are kept on the side, so listings need no decoding.
 """
 
 from __future__ import annotations
@@ -11,11 +14,15 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tbkit.provider import DataClass
+from tbkit.reader.compact import CompactBlock
 
 __all__ = ["SeriesData", "SeriesMeta"]
 
 _EMPTY_I = np.zeros(0, dtype=np.int64)
 _EMPTY_F = np.zeros(0, dtype=np.float64)
+
+Columns = tuple[np.ndarray, np.ndarray, np.ndarray]
+_Block = Columns | CompactBlock
 
 
 @dataclass(frozen=True)
@@ -29,6 +36,10 @@ class SeriesMeta:
     description: str = ""
 
 
+def _decode(block: _Block) -> Columns:
+    return block.decode() if isinstance(block, CompactBlock) else block
+
+
 @dataclass(eq=False)
 class SeriesData:
     """The points of one (run, tag) series.
@@ -36,16 +47,19 @@ class SeriesData:
     Attributes:
         meta: The series' metadata.
         refused: True when its plugin payload is of a newer version than known: no points are kept.
+        compact: Keep scalar points as compact blocks (decoded on every read).
     """
 
     tag: str
     meta: SeriesMeta
     refused: bool = False
-    _steps: list[np.ndarray] = field(default_factory=list)
-    _walls: list[np.ndarray] = field(default_factory=list)
-    _values: list[np.ndarray] = field(default_factory=list)
+    compact: bool = False
+    _blocks: list[_Block] = field(default_factory=list)
     _pending: list[tuple[int, float, object]] = field(default_factory=list)
     _count: int = 0
+    _max_step: int | None = None
+    _max_wall: float | None = None
+    _last: tuple[int, float, object] | None = None
 
     @property
     def is_scalar(self) -> bool:
@@ -55,66 +69,90 @@ class SeriesData:
     def __len__(self) -> int:
         return self._count
 
+    def _note(self, max_step: int, max_wall: float, last: tuple[int, float, object]) -> None:
+        self._max_step = max_step if self._max_step is None else max(self._max_step, max_step)
+        self._max_wall = max_wall if self._max_wall is None else max(self._max_wall, max_wall)
+        self._last = last
+
     def add(self, step: int, wall_time: float, value: object) -> None:
         """Append one point."""
         self._pending.append((step, wall_time, value))
         self._count += 1
+        self._note(step, wall_time, (step, wall_time, value))
 
     def add_block(self, steps: np.ndarray, wall_times: np.ndarray, values: np.ndarray) -> None:
         """Append points given as aligned arrays (scalar series)."""
         if not len(steps):
             return
         self._flush()
-        self._steps.append(steps)
-        self._walls.append(wall_times)
-        self._values.append(values)
+        self._append(steps, wall_times, values)
         self._count += len(steps)
+        last = (int(steps[-1]), float(wall_times[-1]), values[-1])
+        self._note(int(steps.max()), float(np.max(wall_times)), last)
+
+    def _append(self, steps: np.ndarray, walls: np.ndarray, values: np.ndarray) -> None:
+        if self.compact and self.is_scalar:
+            self._blocks.append(CompactBlock.encode(steps, walls, values))
+        else:
+            self._blocks.append((steps, walls, values))
 
     def _flush(self) -> None:
         if not self._pending:
             return
         pending, self._pending = self._pending, []
-        self._steps.append(np.array([p[0] for p in pending], dtype=np.int64))
-        self._walls.append(np.array([p[1] for p in pending], dtype=np.float64))
+        steps = np.array([p[0] for p in pending], dtype=np.int64)
+        walls = np.array([p[1] for p in pending], dtype=np.float64)
         if self.is_scalar:
-            self._values.append(np.array([p[2] for p in pending], dtype=np.float64))
+            values = np.array([p[2] for p in pending], dtype=np.float64)
         else:
-            objects = np.empty(len(pending), dtype=object)
+            values = np.empty(len(pending), dtype=object)
             for i, p in enumerate(pending):
-                objects[i] = p[2]
-            self._values.append(objects)
+                values[i] = p[2]
+        self._append(steps, walls, values)
 
-    def _consolidate(self) -> None:
-        self._flush()
-        if len(self._steps) > 1:
-            self._steps = [np.concatenate(self._steps)]
-            self._walls = [np.concatenate(self._walls)]
-            self._values = [np.concatenate(self._values)]
-
-    def columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def columns(self) -> Columns:
         """``(steps, wall_times, values)`` of every point, in the order written."""
-        self._consolidate()
-        if not self._steps:
+        self._flush()
+        if not self._blocks:
             empty_values = _EMPTY_F if self.is_scalar else np.zeros(0, dtype=object)
             return _EMPTY_I, _EMPTY_F, empty_values
-        return self._steps[0], self._walls[0], self._values[0]
+        if len(self._blocks) == 1:
+            return _decode(self._blocks[0])
+        parts = [_decode(b) for b in self._blocks]
+        merged = tuple(np.concatenate([p[i] for p in parts]) for i in range(3))
+        self._blocks = []
+        self._append(*merged)  # one block from now on
+        return merged  # type: ignore[return-value]
 
-    def blocks(self) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-        """The points as the blocks they were appended in (no concatenation)."""
+    def blocks(self) -> list[Columns]:
+        """The points as the blocks they were appended in (decoded, not concatenated)."""
         self._flush()
-        return list(zip(self._steps, self._walls, self._values, strict=True))
+        return [_decode(b) for b in self._blocks]
 
     def replace(self, steps: np.ndarray, wall_times: np.ndarray, values: np.ndarray) -> None:
         """Make these arrays the series' only block (e.g. views into a frame's columns)."""
         self._pending = []
-        self._steps, self._walls, self._values = [steps], [wall_times], [values]
+        self._blocks = []
         self._count = len(steps)
+        self._max_step = self._max_wall = self._last = None
+        if len(steps):
+            self._append(steps, wall_times, values)
+            last = (int(steps[-1]), float(wall_times[-1]), values[-1])
+            self._note(int(steps.max()), float(np.max(wall_times)), last)
 
     def last_step(self) -> int | None:
         """The step of the last point written, or None for an empty series."""
-        if self._pending:
-            return self._pending[-1][0]
-        return int(self._steps[-1][-1]) if self._steps else None
+        return None if self._last is None else self._last[0]
+
+    def last(self) -> tuple[int, float, object] | None:
+        """The last point written (step, wall time, stored value), or None for an empty series."""
+        return self._last
+
+    def extent(self) -> tuple[int, float] | None:
+        """The largest step and wall time of the series, or None when empty."""
+        if self._max_step is None or self._max_wall is None:
+            return None
+        return self._max_step, self._max_wall
 
     def purge_from(self, step: int) -> int:
         """Drop every point with ``step >= step``; returns how many were dropped."""

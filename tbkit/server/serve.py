@@ -28,6 +28,7 @@ from typing import Any, TextIO
 from waitress import wasyncore
 from waitress.server import create_server
 
+from tbkit._memory import settle_heap
 from tbkit.errors import InvalidArgumentError, TbkitError
 from tbkit.provider import DataProvider
 from tbkit.server.app import create_app
@@ -209,6 +210,7 @@ def start(
         threads: Request worker threads.
     """
     host = "127.0.0.1" if host == "localhost" else host
+    settle_heap()  # before the request and reload threads start
     state = ReloadState(reload_interval or 0.0, loading=reload_interval is not None)
     app = create_app(
         provider,

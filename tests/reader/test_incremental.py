@@ -139,3 +139,38 @@ def test_loading_holds_the_lock_per_window_not_per_file(tmp_path, monkeypatch):
     assert len(run.series["a"]) == 2000
     windows = path.stat().st_size // 4096
     assert lock.entered >= windows > 5  # released between windows
+
+
+def _load_in_chunks(path, chunk):
+    from tbkit.reader.events import RunData
+    from tbkit.reader.loader import load_file
+
+    run = RunData("run")
+    load_file(run, str(path), chunk=chunk)
+    return run
+
+
+def test_a_file_read_in_small_chunks_loads_as_read_whole(tmp_path):
+    path = tmp_path / FILE_NAME
+    long_tag = "t" * 300  # records longer than the chunk: the chunk grows to hold them
+    events = [header()] + [simple("a" if s % 3 else long_tag, s, s / 2) for s in range(60)]
+    path.write_bytes(records(events))
+    whole = _load_in_chunks(path, 1 << 20)
+    chunked = _load_in_chunks(path, 64)
+    assert sorted(chunked.series) == sorted(whole.series) == ["a", long_tag]
+    for tag in whole.series:
+        for a, b in zip(whole.series[tag].columns(), chunked.series[tag].columns(), strict=True):
+            assert a.tolist() == b.tolist()
+    state = chunked.files[str(path)]
+    assert state.offset == path.stat().st_size and state.tail is None and not chunked.problems
+
+
+def test_chunked_read_reports_an_incomplete_last_record_once(tmp_path):
+    path = tmp_path / FILE_NAME
+    data = records([header()] + [simple("a", s, s) for s in range(40)])
+    path.write_bytes(data[:-5])
+    run = _load_in_chunks(path, 100)
+    state = run.files[str(path)]
+    assert run.series["a"].columns()[0].tolist() == list(range(39))
+    assert state.tail is not None and state.tail.reason.startswith("incomplete last record")
+    assert state.offset + 5 < len(data) and state.tail.offset == state.offset

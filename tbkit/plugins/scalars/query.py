@@ -129,8 +129,8 @@ def all_scalar_columns(
     """
     out: dict[tuple[str, str], Columns] = {}
     if isinstance(provider, SeriesProvider):
-        for s in provider.series(DataClass.SCALAR, plugin_name):
-            if len(s.steps) and keep(s.run, s.tag):
+        for s in provider.series(DataClass.SCALAR, plugin_name, keep):
+            if len(s.steps):
                 values = np.asarray(s.values, dtype=np.float64)
                 out[s.run, s.tag] = (np.asarray(s.steps, dtype=np.int64), np.asarray(s.wall_times), values)
         return out
