@@ -6,6 +6,7 @@ Figures (seconds):
 - ``figure``: page open (``page.goto``) to the dashboard's ``data-ready`` with the default
   (collapsed) scopes; target 3 s.
 - ``expand_all``: a click on *Expand all* to every op drawn (all 2,000 boxes, nested clusters).
+- ``zoom_step_expanded``: one mouse-wheel zoom step on that drawing, to the next painted frame.
 - ``layout_python_collapsed``, ``layout_python_expanded``: the server's layout alone, in this
   process (:func:`tbkit.plugins.graphs.view.draw`), without the cache.
 """
@@ -17,6 +18,19 @@ from pathlib import Path
 from typing import Any
 
 TARGETS = {"figure": 3.0}
+ZOOM_STEPS = """async () => {
+  const view = document.querySelector(".graph-view");
+  const r = view.getBoundingClientRect();
+  const frame = () => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok)));
+  await frame();
+  const started = performance.now();
+  for (let i = 0; i < 10; i++) {
+    const at = { clientX: r.left + r.width / 2, clientY: r.top + r.height / 2, bubbles: true, cancelable: true };
+    view.dispatchEvent(new WheelEvent("wheel", { ...at, deltaY: i < 5 ? -200 : 200 }));
+    await frame();
+  }
+  return (performance.now() - started) / 10 / 1000;
+}"""  # seconds per wheel step (event to a painted frame), on the fully expanded graph
 BLOCKS = 38  # 53 ops per block, plus 4: 2,018 ops
 
 
@@ -110,6 +124,7 @@ def measure(browser: Any, workdir: Path) -> dict[str, float]:
             f".graph-view[data-ready='1'][data-ops='{total}']", state="attached", timeout=120_000
         )
         out["expand_all"] = time.perf_counter() - started
+        out["zoom_step_expanded"] = page.evaluate(ZOOM_STEPS)
     finally:
         context.close()
         handle.close()

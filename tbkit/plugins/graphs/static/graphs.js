@@ -9,6 +9,9 @@ const CHAR_W = 6.4; // the server sizes boxes with this many pixels per characte
 const MAX_PNG_SIDE = 8192;
 const MAX_PNG_PIXELS = 40e6;
 const LONG_QUERY = 1500;
+const FAR_SCALE = 0.3;
+const COMMIT_IDLE_MS = 120; // pan/zoom pauses this long: repaint at the new viewBox
+const COMMIT_EVERY_MS = 400; // and at least this often during a long drag
 const HUES = [210, 30, 125, 0, 275, 180, 55, 330, 95, 245, 155, 300, 15, 195];
 
 /** An SVG element with attributes (set as attributes) and children. */
@@ -97,6 +100,9 @@ export function mount(root, ctx) {
   let token = 0;
   let svgEl = null;
   let frame = 0;
+  let shown = null; // the viewBox last set on the SVG (what is painted)
+  let movingSince = 0; // when the painted drawing started being moved by a CSS transform
+  let commitTimer = 0;
 
   const picker = el("select", { class: "graph-run", "aria-label": "Graph" });
   const search = el("input", {
@@ -205,7 +211,7 @@ export function mount(root, ctx) {
     render();
     const box = aspect();
     const fits = Math.min(box.w / answer.width, box.h / answer.height) >= 0.8; // readable when fitted
-    if (fitAfter || !vb || (focus && fits)) fit();
+    if (fitAfter || !vb || (focus && fits)) firstView();
     else if (focus) centerOn(focus);
     else applyViewBox();
     info.textContent =
@@ -323,6 +329,7 @@ export function mount(root, ctx) {
     drawing.append(defs, clusters, edges, nodes);
     clear(view).appendChild(drawing);
     svgEl = drawing;
+    shown = null;
     const top = Array.from(counts.entries()).sort((a, b) => b[1] - a[1]).slice(0, 12);
     clear(legend).append(
       ...top.map(([op, k]) =>
@@ -352,19 +359,40 @@ export function mount(root, ctx) {
     return { w: Math.max(1, r.width), h: Math.max(1, r.height) };
   }
 
-  function applyViewBox() {
+  /**
+   * Show `vb`. While the user pans or zooms (`moving`), the drawing already painted is moved and
+   * scaled as one composited layer (a CSS transform: no repaint of thousands of nodes per frame);
+   * the viewBox itself is set (a full, sharp repaint) once the wheel or drag pauses.
+   */
+  function applyViewBox(moving = false) {
     if (!svgEl || !vb) return;
     const box = aspect();
     vb.h = vb.w * (box.h / box.w); // the box keeps the element's shape: pointer maths stays linear
-    svgEl.setAttribute("viewBox", `${vb.x} ${vb.y} ${vb.w} ${vb.h}`);
-    view.dataset.scale = (box.w / vb.w).toFixed(4);
+    const scale = box.w / vb.w;
+    view.dataset.scale = scale.toFixed(4);
+    clearTimeout(commitTimer);
+    const now = performance.now();
+    if (!moving || !shown || (movingSince && now - movingSince > COMMIT_EVERY_MS)) {
+      svgEl.setAttribute("viewBox", `${vb.x} ${vb.y} ${vb.w} ${vb.h}`);
+      svgEl.style.transform = "";
+      svgEl.classList.toggle("far", scale < FAR_SCALE); // labels too small to read are not drawn
+      shown = { ...vb };
+      movingSince = 0;
+      return;
+    }
+    if (!movingSince) movingSince = now;
+    const k = shown.w / vb.w;
+    const tx = scale * (shown.x - vb.x);
+    const ty = scale * (shown.y - vb.y);
+    svgEl.style.transform = `translate(${tx}px, ${ty}px) scale(${k})`;
+    commitTimer = setTimeout(() => applyViewBox(), COMMIT_IDLE_MS);
   }
 
   function schedule() {
     if (frame) return;
     frame = requestAnimationFrame(() => {
       frame = 0;
-      applyViewBox();
+      applyViewBox(true);
     });
   }
 
@@ -376,6 +404,16 @@ export function mount(root, ctx) {
     const w = box.w / scale;
     const h = box.h / scale;
     vb = { x: (data.width - w) / 2, y: (data.height - (h - below / scale)) / 2, w, h };
+    applyViewBox();
+  }
+
+  /** The whole graph when it stays readable; else its top, as wide as fits (labels drawn). */
+  function firstView() {
+    const box = aspect();
+    if (Math.min(box.w / data.width, box.h / data.height) >= FAR_SCALE) return fit();
+    const scale = Math.max(FAR_SCALE, Math.min(1, box.w / data.width));
+    const w = box.w / scale;
+    vb = { x: (data.width - w) / 2, y: 0, w, h: box.h / scale };
     applyViewBox();
   }
 
@@ -567,6 +605,8 @@ export function mount(root, ctx) {
   // ------------------------------------------------------------ downloads
   function exported() {
     const copy = svgEl.cloneNode(true);
+    copy.removeAttribute("style");
+    copy.removeAttribute("class");
     copy.setAttribute("viewBox", `0 0 ${data.width} ${data.height}`);
     copy.setAttribute("width", String(data.width));
     copy.setAttribute("height", String(data.height));
@@ -644,6 +684,7 @@ export function mount(root, ctx) {
       window.removeEventListener("tbkit-theme", onTheme);
       resize.disconnect();
       if (frame) cancelAnimationFrame(frame);
+      clearTimeout(commitTimer);
     },
   };
 }
