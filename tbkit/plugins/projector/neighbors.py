@@ -39,7 +39,8 @@ def distances(x: np.ndarray, index: int, metric: str) -> np.ndarray:
     norms = np.linalg.norm(x, axis=1)
     denominator = norms * norms[index]
     with np.errstate(invalid="ignore", divide="ignore"):
-        cosine = np.where(denominator > 0, (x @ point) / np.where(denominator > 0, denominator, 1.0), 0.0)
+        cosine = (x @ point) / denominator
+    cosine[denominator == 0] = 0.0  # a zero vector: no direction (NaN stays NaN)
     return 1.0 - np.clip(cosine, -1.0, 1.0)
 
 
