@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import tbkit
-from tests.browser._ui import WAIT_MS, open_dashboard
+from tests.browser._ui import WAIT_MS, get_json, open_dashboard
 
 pytestmark = pytest.mark.browser
 
@@ -84,3 +84,24 @@ def test_image_card_shows_logged_size(page, serve, image_logdir, dashboard):
         page.wait_for_function(loaded, arg=img.element_handle(), timeout=WAIT_MS)
         size = img.evaluate("el => [el.naturalWidth, el.naturalHeight]")
         assert size == [width, height], tag
+
+
+def test_tabs_that_do_not_fit_go_into_the_more_menu(page, serve, demo_logdir):
+    server = serve(demo_logdir)
+    listing = get_json(server.url, "data/plugins_listing")
+    names = [n for n, v in listing.items() if v["enabled"] and v["script"]]
+    last = names[-1]
+    open_dashboard(page, server.url, last)
+    page.locator(f".dashboard[data-dashboard='{last}']").wait_for(timeout=WAIT_MS)
+    active = page.locator(f"#tabs a.tab.active[data-dashboard='{last}']")
+    assert active.is_visible()
+    nav = page.locator("#tabs")
+    assert nav.evaluate("el => el.scrollWidth <= el.clientWidth")  # nothing hidden off the strip
+    shown = nav.locator("a.tab").evaluate_all("els => els.map(e => e.dataset.dashboard)")
+    menu = nav.locator("select.tab-more")
+    in_menu = menu.locator("option[data-dashboard]").evaluate_all("els => els.map(e => e.value)")
+    assert in_menu, "with every dashboard of the demo, 1280 px cannot hold every tab"
+    assert sorted(shown + in_menu) == sorted(set(names) | {"timeseries"})
+    menu.select_option(in_menu[0])
+    page.locator(f".dashboard[data-dashboard='{in_menu[0]}']").wait_for(timeout=WAIT_MS)
+    assert page.locator(f"#tabs a.tab.active[data-dashboard='{in_menu[0]}']").is_visible()

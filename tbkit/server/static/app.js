@@ -3,7 +3,7 @@
 import * as api from "./api.js";
 import { RunStore, mountRunSelector } from "./runs.js";
 import { Settings } from "./settings.js";
-import { el, clear, store } from "./util.js";
+import { el, clear, store, debounce } from "./util.js";
 
 const POLL_MS = 5000;
 const CORE = { timeseries: "./timeseries.js" };
@@ -59,28 +59,50 @@ function tabName(name) {
   return (listing[name] && listing[name].tab_name) || (name === "timeseries" ? "Time Series" : name);
 }
 
+function tabLink(n, active) {
+  return el("a", {
+    href: "#" + encodeURIComponent(n),
+    class: "tab" + (n === active ? " active" : ""),
+    text: tabName(n),
+    dataset: { dashboard: n },
+    "aria-current": n === active ? "page" : null,
+  });
+}
+
+/**
+ * The tab strip: every dashboard as a tab while they fit; those that do not (never the
+ * active one) go into a "More" menu, with the plugins that have data but no dashboard.
+ */
 function renderTabs() {
   const nav = document.getElementById("tabs");
   const active = route();
-  clear(nav).append(
-    ...dashboards().map((n) =>
-      el("a", {
-        href: "#" + encodeURIComponent(n),
-        class: "tab" + (n === active ? " active" : ""),
-        text: tabName(n),
-        dataset: { dashboard: n },
-        "aria-current": n === active ? "page" : null,
-      }),
-    ),
-  );
-  // Plugins with data but no dashboard of their own are listed, inactive.
+  const names = dashboards();
+  const links = names.map((n) => tabLink(n, active));
+  clear(nav).append(...links);
   const inactive = Object.keys(listing).filter((n) => listing[n].enabled && !listing[n].script && !CORE[n]);
-  if (inactive.length) {
-    const more = el("select", { class: "tab-more", "aria-label": "Other plugins with data" }, el("option", { text: "More…", value: "" }));
+  const overflow = [];
+  const more = el("select", { class: "tab-more", "aria-label": "More dashboards" });
+  const fill = () => {
+    more.replaceChildren(el("option", { text: overflow.length ? `More (${overflow.length})…` : "More…", value: "" }));
+    for (const n of overflow) more.append(el("option", { value: n, text: tabName(n), dataset: { dashboard: n } }));
     for (const n of inactive) more.append(el("option", { value: n, text: tabName(n) + " (no dashboard)", disabled: true }));
-    nav.append(more);
+  };
+  // Move tabs from the end into the menu until the strip, menu included, fits.
+  for (let i = links.length - 1; i > 0 && nav.scrollWidth > nav.clientWidth; i--) {
+    if (names[i] === active) continue;
+    links[i].remove();
+    overflow.unshift(names[i]);
+    if (!more.isConnected) nav.append(more);
+    fill();
   }
+  if (!overflow.length && !inactive.length) return;
+  fill();
+  if (!more.isConnected) nav.append(more);
+  more.addEventListener("change", () => {
+    if (more.value) window.location.hash = "#" + encodeURIComponent(more.value);
+  });
 }
+window.addEventListener("resize", debounce(() => renderTabs(), 150));
 
 function route() {
   const name = decodeURIComponent(window.location.hash.replace(/^#/, "").split("/")[0] || "");
