@@ -23,9 +23,9 @@ ZOOM_STEPS = """async () => {
   const r = view.getBoundingClientRect();
   const frame = () => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok)));
   await frame();
+  const at = { clientX: r.x + r.width / 2, clientY: r.y + r.height / 2, bubbles: true, cancelable: true };
   const started = performance.now();
   for (let i = 0; i < 10; i++) {
-    const at = { clientX: r.left + r.width / 2, clientY: r.top + r.height / 2, bubbles: true, cancelable: true };
     view.dispatchEvent(new WheelEvent("wheel", { ...at, deltaY: i < 5 ? -200 : 200 }));
     await frame();
   }

@@ -153,6 +153,7 @@ def layout() -> Response:
             "total_scopes": len(graph.scope_names) - 1,
             "total_edges": len(graph.edges),
             "expanded": sorted(graph.scope_names[s] for s in expanded),
+            "op_types": graph.op_types(),
             **drawn,
         }
     )

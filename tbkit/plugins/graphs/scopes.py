@@ -173,6 +173,10 @@ class ScopedGraph:
             stack.extend(self.child_scopes[s])
         return counts.most_common(top)
 
+    def op_types(self) -> list[tuple[str, int]]:
+        """Every op type with its count in the graph, commonest first (ties by name)."""
+        return sorted(Counter(self.ops).items(), key=lambda item: (-item[1], item[0]))
+
     def normalize(self, expanded: Iterable[str]) -> frozenset[int]:
         """The scope indices of ``expanded`` names (unknown ones dropped) with their parents added."""
         out: set[int] = set()

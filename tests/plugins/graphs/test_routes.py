@@ -92,6 +92,7 @@ def test_layout_collapsed_by_default(client: Any) -> None:
     scope = next(n for n in answer["nodes"] if n["id"] == "layer1")
     assert scope["count"] == 5 and scope["ops"][0] == ["VariableV2", 2]
     assert answer["width"] > 0 and answer["height"] > 0
+    assert answer["op_types"][:2] == [["VariableV2", 4], ["AddV2", 2]] and len(answer["op_types"]) == 7
 
 
 def test_expanding_a_scope_shows_its_ops_in_a_cluster(client: Any) -> None:

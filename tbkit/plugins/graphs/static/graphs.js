@@ -30,7 +30,9 @@ function svg(tag, attrs = {}, ...children) {
 function hash(s) {
   let h = 2166136261;
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
-  return h >>> 0;
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b); // mix the high bits down: names differing at the end differ
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
 }
 
 /** The colours of the current theme (explicit values, so a downloaded SVG keeps them). */
@@ -47,11 +49,18 @@ function theme() {
   };
 }
 
-/** A fill colour per op type: a hue from the op's name, light or dark by theme. */
+/** The graph's commonest op types take the palette's hues in turn; the rest a hue from their name. */
+let hueOf = new Map();
+
+function setOpTypes(types) {
+  hueOf = new Map(types.slice(0, HUES.length).map(([op], i) => [op, HUES[i]]));
+}
+
+/** A fill colour per op type, light or dark by theme. */
 function opColor(op, th) {
   if (!op) return th.dark ? "hsl(220 8% 30%)" : "hsl(220 10% 90%)";
-  const hue = HUES[hash(op) % HUES.length];
-  return th.dark ? `hsl(${hue} 38% 30%)` : `hsl(${hue} 70% 86%)`;
+  const hue = hueOf.has(op) ? hueOf.get(op) : (hash(op) % 36) * 10;
+  return th.dark ? `hsl(${hue} 40% 32%)` : `hsl(${hue} 75% 84%)`;
 }
 
 /** A collapsed scope's bottom band: its commonest op types, each as wide as its share. */
@@ -207,6 +216,7 @@ export function mount(root, ctx) {
     if (mine !== token) return;
     const fetched = performance.now();
     data = answer;
+    setOpTypes(answer.op_types);
     expandedOf.set(key(), answer.expanded);
     render();
     const box = aspect();
