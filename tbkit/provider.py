@@ -223,6 +223,26 @@ class DataProvider(abc.ABC):
     ) -> dict[str, dict[str, ScalarDatum]]:
         """The last point written of each scalar series of ``plugin_name``."""
 
+    def read_scalar_extremes(
+        self, plugin_name: str, *, run_tag_filter: RunTagFilter | None = None
+    ) -> dict[str, dict[str, tuple[float | None, float | None, int]]]:
+        """``(min, max, count)`` of each full scalar series: the extremes of its finite values
+        (None when it has none) over every point written, and its number of points.
+
+        Example:
+            >>> provider = InMemoryProvider({"r": {"t": {"points": [(0, 0.0, 3.0), (1, 1.0, -1.0)]}}})
+            >>> provider.read_scalar_extremes("scalars")
+            {'r': {'t': (-1.0, 3.0, 2)}}
+        """
+        full = self.read_scalars(plugin_name, run_tag_filter=run_tag_filter)
+        return {
+            run: {
+                tag: _extremes(np.array([p.value for p in points], dtype=np.float64))
+                for tag, points in tags.items()
+            }
+            for run, tags in full.items()
+        }
+
     @abc.abstractmethod
     def list_tensors(
         self, plugin_name: str, *, run_tag_filter: RunTagFilter | None = None
@@ -330,6 +350,13 @@ def _texts(s: SeriesInfo) -> tuple[bytes, str, str]:
     return s.plugin_content, s.description, s.display_name
 
 
+def _extremes(values: np.ndarray) -> tuple[float | None, float | None, int]:
+    finite = values[np.isfinite(values)]
+    if not finite.size:
+        return None, None, int(values.size)
+    return float(finite.min()), float(finite.max()), int(values.size)
+
+
 def _nest(items: Iterable[tuple[str, str, Any]]) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for run, tag, value in items:
@@ -395,6 +422,14 @@ class SeriesProvider(DataProvider):
         return _nest(
             (s.run, s.tag, ScalarDatum(s.last[0], s.last[1], float(s.last[2])))
             for s in self._infos(DataClass.SCALAR, plugin_name, run_tag_filter)
+        )
+
+    def read_scalar_extremes(
+        self, plugin_name: str, *, run_tag_filter: RunTagFilter | None = None
+    ) -> dict[str, dict[str, tuple[float | None, float | None, int]]]:
+        return _nest(
+            (s.run, s.tag, _extremes(np.asarray(s.values, dtype=np.float64)))
+            for s in self._select(DataClass.SCALAR, plugin_name, run_tag_filter)
         )
 
     def list_tensors(

@@ -131,3 +131,19 @@ def test_logdir_provider_matches_the_frames(tmp_path):
     assert provider.list_scalars("scalars")["run"]["acc"].max_step == 300
     assert provider.list_tensors("histograms")["run"]["w"].max_step == 1
     assert DataClass.SCALAR.value == "scalar"
+
+
+def test_read_scalar_extremes_are_over_every_finite_point(tmp_path):
+    values = np.linspace(0.0, 1.0, 5000)
+    values[[7, 4321]] = [-3.0, 9.0]  # spikes a downsampled read could drop
+    values[[10, 11, 12]] = [np.nan, np.inf, -np.inf]
+    with tbkit.SummaryWriter(str(tmp_path / "run")) as w:
+        for step, v in enumerate(values):
+            w.add_scalar("loss", float(v), step)
+        w.add_scalar("bad", float("nan"), 0)
+        w.add_scalar("acc", 0.5, 0)
+    provider = tbkit.read(str(tmp_path)).provider
+    found = provider.read_scalar_extremes("scalars", run_tag_filter=RunTagFilter(tags=["loss", "bad"]))
+    assert found == {"run": {"loss": (-3.0, 9.0, 5000), "bad": (None, None, 1)}}
+    # The base class' default (over read_scalars) agrees with the SeriesProvider's numpy path.
+    assert DataProvider.read_scalar_extremes(provider, "scalars") == provider.read_scalar_extremes("scalars")

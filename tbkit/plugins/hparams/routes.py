@@ -9,7 +9,6 @@ sub-run). Filtering, sorting and brushing happen in the browser over these answe
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -18,14 +17,7 @@ from flask import Blueprint, Response
 from tbkit.errors import InvalidArgumentError
 from tbkit.plugins import _web
 from tbkit.plugins.hparams.metadata import PLUGIN_NAME
-from tbkit.provider import (
-    DataProvider,
-    HParamMetric,
-    HParamsExperiment,
-    HParamsSession,
-    RunTagFilter,
-    ScalarDatum,
-)
+from tbkit.provider import DataProvider, HParamMetric, HParamsExperiment, HParamsSession, RunTagFilter
 
 __all__ = ["TABS", "blueprint", "experiment_json", "sessions_json"]
 
@@ -69,66 +61,40 @@ def experiment_json(experiment: HParamsExperiment) -> dict[str, Any]:
     }
 
 
-def _extremes(points: Iterable[ScalarDatum]) -> tuple[float | None, float | None, int]:
-    """The minimum and maximum of the finite values (None when there is none), and the point count."""
-    low = high = None
-    count = 0
-    for p in points:
-        count += 1
-        v = p.value
-        if math.isfinite(v):
-            if low is None or v < low:
-                low = v
-            if high is None or v > high:
-                high = v
-    return low, high, count
-
-
-def _metric_entry(
-    metric: HParamMetric, session: str, last: ScalarDatum | None, series: list[ScalarDatum] | None
-) -> dict[str, Any]:
-    low, high, count = _extremes(series or ())
-    return {
-        "run": metric.run_of(session),
-        "tag": metric.tag,
-        "last": last.value if last is not None else None,
-        "step": last.step if last is not None else None,
-        "wall_time": last.wall_time if last is not None else None,
-        "min": low,
-        "max": high,
-        "count": count,
-    }
-
-
 def sessions_json(
     provider: DataProvider, metrics: Iterable[HParamMetric], sessions: Iterable[HParamsSession]
 ) -> list[dict[str, Any]]:
     """Each session as the ``sessions`` route answers it; ``metrics`` are the experiment's.
 
-    A metric's ``min`` and ``max`` are taken over the full series (never a downsampled one);
-    its ``last`` is the last point written.
+    A metric's ``last`` is the last point written; its ``min`` and ``max`` are taken over the
+    full series' finite values (never a downsampled read), ``count`` is its number of points.
     """
     metric_list = list(metrics)
     session_list = list(sessions)
     wanted = {m.run_of(s.run) for s in session_list for m in metric_list}
-    full: Mapping[str, Mapping[str, list[ScalarDatum]]] = {}
-    if wanted and metric_list:
-        full = provider.read_scalars(
-            SCALARS_PLUGIN, downsample=None, run_tag_filter=RunTagFilter(wanted, {m.tag for m in metric_list})
-        )
+    extremes: Mapping[str, Mapping[str, tuple[float | None, float | None, int]]] = {}
+    if wanted:
+        tags = {m.tag for m in metric_list}
+        extremes = provider.read_scalar_extremes(SCALARS_PLUGIN, run_tag_filter=RunTagFilter(wanted, tags))
     out = []
     for s in session_list:
         lasts = {(mv.group, mv.tag): mv for mv in s.metrics}
         entries = {}
         for m in metric_list:
-            series = full.get(m.run_of(s.run), {}).get(m.tag)
-            known = lasts.get((m.group, m.tag))
-            if series is None and known is None:
+            last = lasts.get((m.group, m.tag))
+            if last is None:
                 continue
-            last = series[-1] if series else None
-            if known is not None:
-                last = ScalarDatum(known.step, known.wall_time, known.value)
-            entries[m.name] = _metric_entry(m, s.run, last, series)
+            low, high, count = extremes.get(m.run_of(s.run), {}).get(m.tag, (None, None, 0))
+            entries[m.name] = {
+                "run": m.run_of(s.run),
+                "tag": m.tag,
+                "last": last.value,
+                "step": last.step,
+                "wall_time": last.wall_time,
+                "min": low,
+                "max": high,
+                "count": count,
+            }
         out.append(
             {
                 "name": s.run,
