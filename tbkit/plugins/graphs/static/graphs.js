@@ -288,7 +288,16 @@ export function mount(root, ctx) {
       {},
       svg(
         "marker",
-        { id: "tbkit-graph-arrow", viewBox: "0 0 10 10", refX: "9", refY: "5", markerWidth: "8", markerHeight: "8", markerUnits: "userSpaceOnUse", orient: "auto-start-reverse" },
+        {
+          id: "tbkit-graph-arrow",
+          viewBox: "0 0 10 10",
+          refX: "9",
+          refY: "5",
+          markerWidth: "8",
+          markerHeight: "8",
+          markerUnits: "userSpaceOnUse",
+          orient: "auto-start-reverse",
+        },
         svg("path", { d: "M0,1 L10,5 L0,9 z", fill: th.muted }),
       ),
     );
@@ -298,7 +307,17 @@ export function mount(root, ctx) {
         svg(
           "g",
           { class: "gcluster", dataset: { id: c.id, kind: "cluster" } },
-          svg("rect", { x: c.x, y: c.y, width: c.w, height: c.h, rx: 8, fill: opColor(c.ops.length ? c.ops[0][0] : "", th), "fill-opacity": "0.25", stroke: th.border, "stroke-width": 1.5 }),
+          svg("rect", {
+            x: c.x,
+            y: c.y,
+            width: c.w,
+            height: c.h,
+            rx: 8,
+            fill: opColor(c.ops.length ? c.ops[0][0] : "", th),
+            "fill-opacity": "0.25",
+            stroke: th.border,
+            "stroke-width": 1.5,
+          }),
           svg("text", { x: c.x + 8, y: c.y + 15, fill: th.fg, "font-weight": "600", text: cut(`${c.label} (${c.count})`, c.w) }),
           svg("title", { text: `${c.id}: ${c.count} ops (double-click to close)` }),
         ),
@@ -329,7 +348,14 @@ export function mount(root, ctx) {
       const group = svg(
         "g",
         { class: `gnode ${n.kind}`, transform: `translate(${n.x},${n.y})`, dataset: { id: n.id, kind: n.kind, op: n.op } },
-        svg("rect", { width: n.w, height: n.h, rx: scope ? 10 : 4, fill: scope ? th.bg : opColor(n.op, th), stroke: scope ? th.fg : th.border, "stroke-width": scope ? 1.5 : 1 }),
+        svg("rect", {
+          width: n.w,
+          height: n.h,
+          rx: scope ? 10 : 4,
+          fill: scope ? th.bg : opColor(n.op, th),
+          stroke: scope ? th.fg : th.border,
+          "stroke-width": scope ? 1.5 : 1,
+        }),
         svg("text", { x: n.w / 2, y: n.h / 2 + (scope ? 2 : 4), "text-anchor": "middle", fill: th.fg, text: cut(label, n.w) }),
         svg("title", { text: scope ? `${n.id} — ${n.count} ops (double-click to open)` : `${n.id} (${n.op})` }),
       );
@@ -343,7 +369,12 @@ export function mount(root, ctx) {
     const top = Array.from(counts.entries()).sort((a, b) => b[1] - a[1]).slice(0, 12);
     clear(legend).append(
       ...top.map(([op, k]) =>
-        el("span", { class: "legend-item", title: `${op}: ${k}` }, el("span", { class: "legend-swatch", style: `background:${opColor(op, th)}` }), op || "(no op)"),
+        el(
+          "span",
+          { class: "legend-item", title: `${op}: ${k}` },
+          el("span", { class: "legend-swatch", style: `background:${opColor(op, th)}` }),
+          op || "(no op)",
+        ),
       ),
     );
   }
@@ -459,6 +490,7 @@ export function mount(root, ctx) {
 
   let drag = null;
   view.addEventListener("pointerdown", (ev) => {
+    results.hidden = true;
     if (!vb || ev.button !== 0) return;
     drag = { x: ev.clientX, y: ev.clientY, vb: { ...vb }, moved: false };
     view.dataset.dragged = "0";
@@ -533,7 +565,9 @@ export function mount(root, ctx) {
       if (d.scope) row("Scope", d.scope);
       if (d.device) row("Device", d.device);
       if (d.shape) row("Shape", d.shape.map((s) => (s ? `(${s.map((x) => (x < 0 ? "?" : x)).join(", ")})` : "<unknown>")).join(" "));
-      row("Inputs", d.inputs.length ? el("ul", {}, ...d.inputs.map((i) => el("li", {}, i.missing ? el("span", { class: "muted", text: i.raw }) : link(i.name), i.control ? " (control)" : ""))) : "—");
+      const input = (i) =>
+        el("li", {}, i.missing ? el("span", { class: "muted", text: i.raw }) : link(i.name), i.control ? " (control)" : "");
+      row("Inputs", d.inputs.length ? el("ul", {}, ...d.inputs.map(input)) : "—");
       row("Outputs", d.outputs.length ? el("ul", {}, ...d.outputs.map((o) => el("li", {}, link(o)))) : "—");
     } else {
       row("Ops inside", formatCount(d.count));
@@ -591,7 +625,12 @@ export function mount(root, ctx) {
         el(
           "li",
           {},
-          el("button", { type: "button", class: "graph-hit", dataset: { name: m.name }, on: { click: () => pick(m) } }, el("span", { text: m.name }), el("span", { class: "muted", text: " " + m.op })),
+          el(
+            "button",
+            { type: "button", class: "graph-hit", dataset: { name: m.name }, on: { click: () => pick(m) } },
+            el("span", { text: m.name }),
+            el("span", { class: "muted", text: " " + m.op }),
+          ),
         ),
       ),
       answer.total > found.length ? el("li", { class: "muted", text: `${formatCount(answer.total - found.length)} more…` }) : null,
@@ -646,7 +685,8 @@ export function mount(root, ctx) {
         img.src = source;
       });
       const scale = Math.min(2, MAX_PNG_SIDE / Math.max(data.width, data.height), Math.sqrt(MAX_PNG_PIXELS / (data.width * data.height)));
-      const canvas = el("canvas", { width: Math.max(1, Math.round(data.width * scale)), height: Math.max(1, Math.round(data.height * scale)) });
+      const width = Math.max(1, Math.round(data.width * scale));
+      const canvas = el("canvas", { width, height: Math.max(1, Math.round(data.height * scale)) });
       const c2d = canvas.getContext("2d");
       c2d.scale(scale, scale);
       c2d.drawImage(img, 0, 0, data.width, data.height);
