@@ -21,6 +21,7 @@ CONTENT = {
     "images": "img",
     "audio": "[data-ready='1'] audio",
     "text": "[data-ready='1'] .text-html strong",  # the demo's notes are Markdown with **step**
+    "projector": ".pj-plot[data-ready='1'][data-points='300']",
 }
 AUDIO_SECONDS = 1.0  # the demo's clips: 8,000 samples at 8 kHz
 LOAD_AUDIO = """async el => {
