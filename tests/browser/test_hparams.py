@@ -154,7 +154,7 @@ def test_filters_session_panel_and_run_selector(page, serve, demo_logdir, page_p
     page.locator(".select-runs").click()
     page.wait_for_function("() => window.tbkit.ctx.runs.active().length === 2", timeout=WAIT_MS)
     assert not page.locator(".run-item[data-run='lr_0.01'] input[type=checkbox]").is_checked()
-    assert page.locator(".hparams-table tr[data-run='lr_0.01']").get_attribute("data-selected") == "0"
+    assert page.locator(".hparams-table tr[data-run='lr_0.1']").get_attribute("data-selected") == "1"
     page.locator(".run-item[data-run='lr_0.1'] input[type=checkbox]").uncheck()
     assert "deselected" in (page.locator(".hparams-table tr[data-run='lr_0.1']").get_attribute("class") or "")
     # Clicking a session opens its metric curves (the scalar chart).
@@ -171,3 +171,23 @@ def test_filters_session_panel_and_run_selector(page, serve, demo_logdir, page_p
     assert (matrix.get_attribute("data-columns"), matrix.get_attribute("data-rows")) == ("3", "1")
     assert matrix.get_attribute("data-points") == root.get_attribute("data-shown") == "2"
     page_problems.check()
+
+
+def test_table_pages(page, serve, tmp_path):
+    import tbkit
+
+    with tbkit.SummaryWriter(str(tmp_path)) as w:
+        for i in range(30):
+            w.add_hparams({"width": float(i)}, {"score": i / 30}, run_name=f"s{i:02d}", global_step=0)
+    server = serve(tmp_path)
+    _open(page, server.url, len(_sessions(server.url)))
+    page.locator(".page-size").select_option("25")
+    assert page.locator(ROWS).count() == 25
+    assert page.locator(".page-range").inner_text() == "1–25 of 30"
+    page.locator(".hparams-table th[data-sort-key='h:width']").click()  # ascending
+    page.locator(".hparams-table th[data-sort-key='h:width']").click()  # descending
+    assert page.locator(ROWS).first.get_attribute("data-run") == "s29"
+    page.locator(".page-next").click()
+    assert [page.locator(ROWS).nth(i).get_attribute("data-run") for i in range(5)] == [
+        f"s0{i}" for i in range(4, -1, -1)
+    ]

@@ -107,7 +107,7 @@ export function mount(root, ctx) {
       const same = prefs.sort && prefs.sort.key === key && prefs.sort.agg === agg;
       prefs.sort = { key, agg, desc: same ? !prefs.sort.desc : false };
       savePrefs();
-      renderTable();
+      renderTable(false);
     },
     color: (run) => ctx.runs.color(run),
   });
@@ -162,7 +162,7 @@ export function mount(root, ctx) {
       box.addEventListener("change", () => {
         prefs.aggs = AGGS.filter((x) => (x === a ? box.checked : prefs.aggs.includes(x)));
         savePrefs();
-        renderTable();
+        renderTable(true);
       });
       return el("label", { class: "inline" }, box, el("span", { text: a }));
     });
@@ -186,13 +186,17 @@ export function mount(root, ctx) {
     );
   }
 
-  function renderTable() {
-    const order = sortSessions(sessions.slice(), columns, prefs.sort);
-    table.render(order, { hparams: visible(columns.hparams), metrics: visible(columns.metrics), aggs: prefs.aggs, sort: prefs.sort });
-    const keep = new Set(shown);
-    table.filter((s) => keep.has(s));
-    table.reflectSelection(selectedTest());
-    if (panel.session) table.markOpen(panel.session);
+  /** The shown sessions, sorted, in the table (on the same page when `keepPage`). */
+  function renderTable(keepPage) {
+    const view = {
+      hparams: visible(columns.hparams),
+      metrics: visible(columns.metrics),
+      aggs: prefs.aggs,
+      sort: prefs.sort,
+      selected: selectedTest(),
+      open: panel.session,
+    };
+    table.render(sortSessions(shown.slice(), columns, prefs.sort), view, keepPage);
   }
 
   function selectedTest() {
@@ -206,8 +210,8 @@ export function mount(root, ctx) {
     const base = sessions.filter(pass);
     const inBrush = brushPredicate(axes, brushes);
     shown = base.filter(inBrush);
-    const keep = new Set(shown);
-    const n = table.filter((s) => keep.has(s));
+    renderTable(false);
+    const n = shown.length;
     count.textContent = `${formatCount(n)} of ${formatCount(sessions.length)} sessions`;
     reset.disabled = !filtersActive(filters) && brushes.size === 0;
     Object.assign(root.dataset, { shown: String(n), brushed: String(brushes.size), filterGen: String(++generation) });
@@ -246,7 +250,6 @@ export function mount(root, ctx) {
   /** Columns, axes, table and plots again (after new data or a column/axis change). */
   function rebuild() {
     buildAxes();
-    renderTable();
     return update(true);
   }
 

@@ -1,8 +1,11 @@
 // The sessions table: one row per session (run), hyperparameter columns, metric columns
-// with last/min/max, status; sortable headers; rows hidden by the filters, dimmed when the
-// run selector deselects their run; a click opens the session.
-import { el, clear, formatValue } from "../../util.js";
+// with last/min/max, status; sortable headers; pages of rows (a thousand rows of dozens of
+// cells cost the browser a long layout); rows dimmed when the run selector deselects their
+// run; a click opens the session.
+import { el, clear, formatCount, formatValue, store } from "../../util.js";
 import { cellValue } from "./model.js";
+
+const PAGE_SIZES = [25, 100, 500];
 
 function cellText(v) {
   if (v === null || v === undefined) return "–";
@@ -19,10 +22,29 @@ export class SessionTable {
     this.onOpen = onOpen;
     this.onSort = onSort;
     this.color = color;
-    this.rows = new Map(); // session name -> tr
+    this.rows = new Map(); // session name -> tr, of the page shown
+    this.byName = new Map();
+    this.page = 0;
+    this.pageSize = PAGE_SIZES.includes(store.get("hparams.pageSize", 100)) ? store.get("hparams.pageSize", 100) : 100;
     this.table = el("table", { class: "hparams-table", dataset: { rows: "0", total: "0" } });
     this.wrap = el("div", { class: "hparams-table-wrap" }, this.table);
-    container.append(this.wrap);
+    this.prev = el("button", { type: "button", class: "small page-prev", text: "‹", "aria-label": "Previous page" });
+    this.next = el("button", { type: "button", class: "small page-next", text: "›", "aria-label": "Next page" });
+    this.range = el("span", { class: "muted num page-range" });
+    this.size = el(
+      "select",
+      { class: "page-size", "aria-label": "Rows per page" },
+      ...PAGE_SIZES.map((n) => el("option", { value: String(n), text: `${n} rows`, selected: n === this.pageSize })),
+    );
+    this.pager = el("div", { class: "table-pager" }, this.prev, this.range, this.next, this.size);
+    container.append(this.wrap, this.pager);
+    this.prev.addEventListener("click", () => this._goto(this.page - 1));
+    this.next.addEventListener("click", () => this._goto(this.page + 1));
+    this.size.addEventListener("change", () => {
+      this.pageSize = Number(this.size.value);
+      store.set("hparams.pageSize", this.pageSize);
+      this._goto(0);
+    });
     this.table.addEventListener("click", (e) => this._click(e));
     this.table.addEventListener("keydown", (e) => {
       if (e.key === "Enter" && e.target.matches("tr[data-run]")) this._open(e.target);
@@ -44,12 +66,23 @@ export class SessionTable {
     if (s) this.onOpen(s);
   }
 
+  _goto(page) {
+    this.page = page;
+    if (this.last) this.render(this.last.sessions, this.last.view, true);
+  }
+
   /**
-   * Build the table. `view`: {hparams, metrics (shown columns), aggs (shown metric values), sort}.
-   * Rows come in `sessions` order.
+   * Show `sessions` (filtered and sorted) a page at a time. `view`: {hparams, metrics (shown
+   * columns), aggs (shown metric values), sort, selected(run), open (session name)}.
+   * The first page unless `keepPage`.
    */
-  render(sessions, view) {
-    this.byName = new Map(sessions.map((s) => [s.name, s]));
+  render(sessions, view, keepPage = false) {
+    this.last = { sessions, view };
+    const pages = Math.max(1, Math.ceil(sessions.length / this.pageSize));
+    this.page = keepPage ? Math.min(Math.max(0, this.page), pages - 1) : 0;
+    const first = this.page * this.pageSize;
+    const slice = sessions.slice(first, first + this.pageSize);
+    this.byName = new Map(slice.map((s) => [s.name, s]));
     const { hparams, metrics, aggs, sort } = view;
     const sortable = (text, key, agg, attrs = {}) => {
       const active = sort && sort.key === key && (!agg || sort.agg === agg);
@@ -67,21 +100,27 @@ export class SessionTable {
       );
     };
     const two = metrics.length > 0 && aggs.length > 0;
+    const span = two ? 2 : 1;
     const head1 = el(
       "tr",
       {},
-      sortable("Session", "name", null, { rowspan: two ? 2 : 1 }),
-      sortable("Status", "status", null, { rowspan: two ? 2 : 1 }),
-      ...hparams.map((c) => sortable(c.label, c.key, null, { rowspan: two ? 2 : 1, class: "hp" })),
+      sortable("Session", "name", null, { rowspan: span }),
+      sortable("Status", "status", null, { rowspan: span }),
+      ...hparams.map((c) => sortable(c.label, c.key, null, { rowspan: span, class: "hp" })),
       ...(two ? metrics.map((c) => el("th", { colspan: aggs.length, class: "metric-group", text: c.label, title: c.name })) : []),
     );
     const head2 = two ? el("tr", {}, ...metrics.flatMap((c) => aggs.map((a) => sortable(a, c.key, a)))) : null;
     const body = el("tbody");
     this.rows.clear();
-    for (const s of sessions) {
+    for (const s of slice) {
+      const on = view.selected(s.run);
       const tr = el(
         "tr",
-        { tabindex: "0", dataset: { run: s.name, status: s.status } },
+        {
+          tabindex: "0",
+          class: (on ? "" : "deselected") + (s.name === view.open ? " open" : ""),
+          dataset: { run: s.name, status: s.status, selected: on ? "1" : "0" },
+        },
         el(
           "td",
           { class: "session-name", title: s.name },
@@ -104,30 +143,15 @@ export class SessionTable {
       body.append(tr);
     }
     clear(this.table).append(el("thead", {}, head1, head2), body);
-    this.body = body;
+    this.table.dataset.rows = String(slice.length);
     this.table.dataset.total = String(sessions.length);
-  }
-
-  /** Show the rows `shown(session)` accepts; returns how many are shown. */
-  filter(shown) {
-    let n = 0;
-    for (const [name, tr] of this.rows) {
-      const ok = shown(this.byName.get(name));
-      tr.hidden = !ok;
-      if (ok) n++;
-    }
-    this.table.dataset.rows = String(n);
-    return n;
-  }
-
-  /** Put the rows in the order of `sessions`. */
-  order(sessions) {
-    const frag = document.createDocumentFragment();
-    for (const s of sessions) {
-      const tr = this.rows.get(s.name);
-      if (tr) frag.append(tr);
-    }
-    this.body.append(frag);
+    this.table.dataset.page = String(this.page);
+    this.range.textContent = sessions.length
+      ? `${formatCount(first + 1)}–${formatCount(first + slice.length)} of ${formatCount(sessions.length)}`
+      : "no sessions";
+    this.prev.disabled = this.page === 0;
+    this.next.disabled = this.page >= pages - 1;
+    this.pager.hidden = sessions.length <= PAGE_SIZES[0];
   }
 
   /** Dim the rows whose run `selected(run)` rejects; recolour the swatches. */
