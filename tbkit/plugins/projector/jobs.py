@@ -25,10 +25,11 @@ import numpy as np
 
 from tbkit.errors import NotFoundError
 
-__all__ = ["MAX_KEPT", "MAX_RUNNING", "Job", "JobRegistry"]
+__all__ = ["ABANDONED_AFTER", "MAX_KEPT", "MAX_RUNNING", "Job", "JobRegistry"]
 
 MAX_RUNNING = 2
 MAX_KEPT = 16
+ABANDONED_AFTER = 60.0  # seconds without a poll: nobody is watching, the job stops
 
 # report(iteration, layout) -> whether to go on
 Report = Callable[[int, np.ndarray], bool]
@@ -58,17 +59,24 @@ class Job:
     error: str = ""
     started: float = field(default_factory=time.time)
     finished: float | None = None
+    polled: float = field(default_factory=time.monotonic)
     _cancel: threading.Event = field(default_factory=threading.Event, repr=False)
     _done: threading.Event = field(default_factory=threading.Event, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def report(self, iteration: int, layout: np.ndarray) -> bool:
-        """Publish progress; False once the job was cancelled (the computation should stop)."""
+        """Publish progress; False once the job was cancelled or abandoned (the computation should stop)."""
         snapshot = np.asarray(layout, dtype=np.float32).copy()
         with self._lock:
             self.iteration = iteration
             self.layout = snapshot
+        if time.monotonic() - self.polled > ABANDONED_AFTER:
+            self.cancel()
         return not self._cancel.is_set()
+
+    def touch(self) -> None:
+        """Note that someone still polls the job (a job nobody polls stops after :data:`ABANDONED_AFTER`)."""
+        self.polled = time.monotonic()
 
     def cancel(self) -> None:
         """Ask the computation to stop at its next report."""
@@ -132,11 +140,12 @@ class JobRegistry:
         return job
 
     def get(self, job_id: str) -> Job:
-        """The job ``job_id``; NotFoundError when unknown (or long forgotten)."""
+        """The job ``job_id`` (marked as polled); NotFoundError when unknown (or long forgotten)."""
         with self._lock:
             job = self._jobs.get(job_id)
         if job is None:
             raise NotFoundError(f"no such job: {job_id!r}")
+        job.touch()
         return job
 
     def cancel_all(self) -> None:

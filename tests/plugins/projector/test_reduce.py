@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
@@ -244,3 +246,16 @@ def test_parse_tensor_file_bytes_and_config() -> None:
     with pytest.raises(ValueError, match="ProjectorConfig"):
         decode.parse_config(b"embeddings {")
     assert decode.step_of("a:00012") == 12 and decode.step_of("a") is None
+
+
+def test_a_job_nobody_polls_stops(monkeypatch: pytest.MonkeyPatch) -> None:
+    registry = jobs.JobRegistry()
+    monkeypatch.setattr(jobs, "ABANDONED_AFTER", 0.0)
+
+    def forever(report: jobs.Report) -> np.ndarray:
+        while report(1, np.zeros((1, 2))):
+            time.sleep(0.001)
+        return np.zeros((1, 2))
+
+    job = registry.start(forever, iterations=10)
+    assert job.wait(10).state == "cancelled" and job.iteration == 1

@@ -223,7 +223,9 @@ export function mount(root, ctx) {
   function syncMetadataControls() {
     const cols = columns();
     const colorOptions = [["", "run colour"], ...cols.map((c) => [c, c])];
-    s.colorBy = cols.includes(s.colorBy) ? s.colorBy : cols.length ? cols[0] : null;
+    // By default, the first column with few distinct values (a class): many words would only repeat colours.
+    const few = cols.find((c) => new Set(columnValues(c)).size <= MAX_CATEGORIES);
+    s.colorBy = cols.includes(s.colorBy) ? s.colorBy : few !== undefined ? few : null;
     fillSelect(colorSelect, colorOptions, s.colorBy === null ? "" : s.colorBy);
     s.labelBy = cols.includes(s.labelBy) ? s.labelBy : cols.length ? cols[0] : null;
     fillSelect(labelSelect, [["", "index"], ...cols.map((c) => [c, c])], s.labelBy === null ? "" : s.labelBy);
@@ -330,7 +332,7 @@ export function mount(root, ctx) {
       dims: s.dims,
       scheme: sc,
       colorValues: columnValues(s.colorBy),
-      labels: (i) => `#${i} ${label(i)}`,
+      labels: (i) => (s.labelBy === null ? `#${i}` : `#${i} ${label(i)}`),
       matches: s.matches,
       selected: s.selected,
       neighbors: s.neighbors.map((nb) => nb.index),
