@@ -140,7 +140,7 @@ def test_missing_values_have_their_own_row(page, serve, torch_logdir):
 
 def test_filters_session_panel_and_run_selector(page, serve, demo_logdir, page_problems):
     server = serve(demo_logdir)
-    root = _open(page, server.url, 3)
+    root = _open(page, server.url, len(_sessions(server.url)))
     # Discrete filter: only sgd.
     page.locator(".filter[data-column='h:optimizer'] input[data-value='\"adam\"']").uncheck()
     page.wait_for_function(f"() => document.querySelector(\"{ROOT}\").dataset.shown === '2'", timeout=WAIT_MS)

@@ -74,7 +74,7 @@ export function renderFilters(root, columns, filters, onChange) {
     const parts = [];
     if (c.discrete) parts.push(checkboxes(c, filters, onChange));
     if (c.numeric && !c.discrete) parts.push(intervalInputs(c, filters, onChange));
-    if (!c.numeric) parts.push(regexInput(c, filters, onChange));
+    if (c.values.some((v) => typeof v === "string")) parts.push(regexInput(c, filters, onChange));
     boxes.push(el("fieldset", { class: "filter", dataset: { column: c.key } }, el("legend", { text: c.label, title: c.name }), ...parts));
   }
   for (const c of columns.metrics) {

@@ -41,6 +41,7 @@ export function mount(root, ctx) {
   let shown = []; // sessions passing filters and brushes
   let shownAtClick = []; // the sessions of the drawn scatter matrix, in point order
   let lastAnswer = "";
+  let firstLoad = true;
   let destroyed = false;
   let generation = 0;
 
@@ -204,13 +205,16 @@ export function mount(root, ctx) {
     return (run) => active.has(run);
   }
 
-  /** Apply filters and brushes: the table always, the parcoords when `redrawParcoords`. */
-  function update(redrawParcoords) {
+  /**
+   * Apply filters and brushes: the table always (back to its first page unless `keepPage`),
+   * the parallel coordinates when `redrawParcoords`.
+   */
+  function update(redrawParcoords, keepPage = false) {
     const pass = makePredicate(columns, filters, prefs.axisAgg);
     const base = sessions.filter(pass);
     const inBrush = brushPredicate(axes, brushes);
     shown = base.filter(inBrush);
-    renderTable(false);
+    renderTable(keepPage);
     const n = shown.length;
     count.textContent = `${formatCount(n)} of ${formatCount(sessions.length)} sessions`;
     reset.disabled = !filtersActive(filters) && brushes.size === 0;
@@ -248,9 +252,9 @@ export function mount(root, ctx) {
   }
 
   /** Columns, axes, table and plots again (after new data or a column/axis change). */
-  function rebuild() {
+  function rebuild(keepPage = false) {
     buildAxes();
-    return update(true);
+    return update(true, keepPage);
   }
 
   // ---- sessions and the run selector
@@ -332,8 +336,12 @@ export function mount(root, ctx) {
     renderColumnsMenu();
     renderColorBy();
     renderFilters(filterBox, columns, filters, () => update(true));
+    if (firstLoad && sessions.length) {
+      filtersDetails.open = columns.all.length <= 8; // many columns: closed at first
+      firstLoad = false;
+    }
     await style;
-    await rebuild();
+    await rebuild(true);
     if (panel.session) {
       const s = sessions.find((x) => x.name === panel.session);
       if (s) openSession(s);
