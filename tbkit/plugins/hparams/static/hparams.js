@@ -234,10 +234,11 @@ export function mount(root, ctx) {
     const m = axes.filter((a) => a.column.kind === "metric");
     if (!h.length || !m.length) {
       Plotly.purge(splom);
-      clear(splom).append(el("div", { class: "muted", text: "Show at least one hyperparameter and one metric." }));
+      clear(splom).append(el("div", { class: "muted matrix-note", text: "Show at least one hyperparameter and one metric." }));
       Object.assign(splom.dataset, { ready: "1", points: "0" });
       return;
     }
+    for (const note of splom.querySelectorAll(".matrix-note")) note.remove();
     splom.style.height = `${Math.max(240, 60 + 170 * m.length)}px`;
     const { data, layout } = matrixFigure(h, m, shown, colorAxis());
     await Plotly.react(splom, data, layout, CONFIG);
@@ -315,7 +316,8 @@ export function mount(root, ctx) {
     else if (window.Plotly) window.Plotly.purge(splom);
   });
   const onTheme = () => {
-    if (experiment) update(true).catch(ctx.showError);
+    // The parallel coordinates follow the theme by themselves; plotly needs the new colours.
+    if (experiment && splomDetails.open) drawSplom().catch(ctx.showError);
   };
   window.addEventListener("tbkit-theme", onTheme);
 

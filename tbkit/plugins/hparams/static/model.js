@@ -156,18 +156,17 @@ export function makePredicate(columns, f, agg) {
   return (s) => tests.every((t) => t(s));
 }
 
-/** Sort sessions in place by a column (missing values last in both directions); ties by name. */
+/**
+ * Sort sessions in place by `sort` ({key, agg, desc}: "name", "status" or a column key; null
+ * for by name); missing values last in both directions, ties by name.
+ */
 export function sortSessions(sessions, columns, sort) {
-  const c = sort && columns.all.find((x) => x.key === sort.key);
   const byName = (a, b) => a.name.localeCompare(b.name);
-  if (!sort || sort.key === "name" || !c) {
-    const dir = sort && sort.key === "name" && sort.desc ? -1 : 1;
-    if (sort && sort.key === "status") {
-      return sessions.sort((a, b) => (sort.desc ? -1 : 1) * a.status.localeCompare(b.status) || byName(a, b));
-    }
-    return sessions.sort((a, b) => dir * byName(a, b));
-  }
-  const dir = sort.desc ? -1 : 1;
+  const dir = sort && sort.desc ? -1 : 1;
+  if (!sort || sort.key === "name") return sessions.sort((a, b) => dir * byName(a, b));
+  if (sort.key === "status") return sessions.sort((a, b) => dir * a.status.localeCompare(b.status) || byName(a, b));
+  const c = columns.all.find((x) => x.key === sort.key);
+  if (!c) return sessions.sort(byName);
   return sessions.sort((a, b) => {
     const va = cellValue(c, a, sort.agg);
     const vb = cellValue(c, b, sort.agg);
