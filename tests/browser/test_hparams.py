@@ -170,6 +170,14 @@ def test_filters_session_panel_and_run_selector(page, serve, demo_logdir, page_p
     matrix.wait_for(timeout=WAIT_MS)
     assert (matrix.get_attribute("data-columns"), matrix.get_attribute("data-rows")) == ("3", "1")
     assert matrix.get_attribute("data-points") == root.get_attribute("data-shown") == "2"
+    # Interval and regex filters narrow further: lr >= 0.05 keeps lr_0.1, whose name has no "3".
+    page.locator(".filter[data-column='h:lr'] input[aria-label='lr min']").fill("0.05")
+    page.wait_for_function(f"() => document.querySelector(\"{ROOT}\").dataset.shown === '1'", timeout=WAIT_MS)
+    assert page.locator(ROWS).first.get_attribute("data-run") == "lr_0.1"
+    page.locator("input.session-filter").fill("3")
+    page.wait_for_function(f"() => document.querySelector(\"{ROOT}\").dataset.shown === '0'", timeout=WAIT_MS)
+    page.locator(".reset-filters").click()
+    assert root.get_attribute("data-shown") == "3"
     page_problems.check()
 
 
