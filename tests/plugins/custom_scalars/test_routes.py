@@ -148,3 +148,34 @@ def test_bad_requests(cs_client: Any, method: str, query: str, body: Any, status
         else cs_client.get(f"{BASE}/{query}")
     )
     assert resp.status_code == status
+
+
+@pytest.mark.interop
+def test_layout_and_margin_written_by_torch(tmp_path: Path, make_client: Any) -> None:
+    from torch.utils.tensorboard import SummaryWriter as TorchWriter
+
+    with TorchWriter(str(tmp_path / "torch")) as w:
+        w.add_custom_scalars(
+            {
+                "Taiwan": {"twse": ["Multiline", ["twse/0050", "twse/2330"]]},
+                "USA": {"aaple": ["Margin", ["aaple/v", "aaple/lo", "aaple/hi"]]},
+            }
+        )
+        for step in range(10):
+            w.add_scalar("twse/0050", step * 1.5, step)
+            w.add_scalar("twse/2330", step * 2.0, step)
+            w.add_scalar("aaple/v", float(step), step)
+            w.add_scalar("aaple/lo", step - 0.5, step)
+            w.add_scalar("aaple/hi", step + 0.5, step)
+    client = make_client(tmp_path)
+    cats = client.get(f"{BASE}/layout").json["categories"]
+    assert [(c["title"], [(ch["title"], ch["kind"]) for ch in c["charts"]]) for c in cats] == [
+        ("Taiwan", [("twse", "multiline")]),
+        ("USA", [("aaple", "margin")]),
+    ]
+    lines = client.post(f"{BASE}/scalars", json={"tags": ["twse/0050", "twse/2330"]}).json["series"]
+    assert sorted(lines["torch"]) == ["twse/0050", "twse/2330"]
+    assert lines["torch"]["twse/2330"]["value"] == [s * 2.0 for s in range(10)]
+    margin = client.get(f"{BASE}/margin?value=aaple/v&lower=aaple/lo&upper=aaple/hi").json["torch"]
+    assert margin["band"]["lower"] == [s - 0.5 for s in range(10)]
+    assert margin["band"]["upper"] == [s + 0.5 for s in range(10)]
