@@ -16,8 +16,10 @@ Example:
 from __future__ import annotations
 
 import dataclasses
+import os
 import threading
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
 
 from tbkit.errors import NotFoundError
 from tbkit.provider import DataClass, Keep, PluginFile, Run, Series, SeriesInfo, SeriesProvider
@@ -35,6 +37,7 @@ def _full_name(prefix: str, run: str) -> str:
 
 
 _FIRST_LOOK = 256 << 10  # bytes per file read by the first pass over new runs
+LOAD_THREADS = max(1, min(4, os.cpu_count() or 1))
 
 
 @dataclasses.dataclass
@@ -52,11 +55,19 @@ class MultiLogdirProvider(SeriesProvider):
     Args:
         logdirs: ``(name, path or URL)`` pairs.
         purge_orphaned_data: Apply ``SessionLog.START`` purges, as TensorBoard does.
+        threads: Runs read at the same time (default: the CPU count, at most 4).
     """
 
-    def __init__(self, logdirs: Sequence[tuple[str, str]], *, purge_orphaned_data: bool = True) -> None:
+    def __init__(
+        self,
+        logdirs: Sequence[tuple[str, str]],
+        *,
+        purge_orphaned_data: bool = True,
+        threads: int = LOAD_THREADS,
+    ) -> None:
         self.logdirs = [(str(name), str(path)) for name, path in logdirs]
         self._purge = purge_orphaned_data
+        self._threads = max(1, int(threads))
         self._lock = threading.Lock()
         self._reload_lock = threading.Lock()
         self._runs: dict[str, _RunEntry] = {}
@@ -101,17 +112,28 @@ class MultiLogdirProvider(SeriesProvider):
             # Runs never read get a quick first look (the start of each file, where each
             # tag's first value is), so that every run and tag is listed within moments
             # even when the whole logdir takes long to read; then everything is read.
-            for entry in [e for e in entries if not e.ready]:
-                entry.provider.index.reload(limit=_FIRST_LOOK)
-                entry.ready = True
-                if progress is not None:
-                    progress()
-            for entry in entries:
-                entry.provider.index.reload()
-                entry.ready = True
-                if progress is not None:
-                    progress()
+            self._each([e for e in entries if not e.ready], _FIRST_LOOK, progress)
+            self._each(entries, None, progress)
             return self.generation
+
+    def _each(self, entries: list[_RunEntry], limit: int | None, progress: Callable[[], None] | None) -> None:
+        """Reload every entry's run, a few at a time (reading and framing release the GIL often)."""
+
+        def one(entry: _RunEntry) -> None:
+            entry.provider.index.reload(limit=limit)
+            entry.ready = True
+
+        if self._threads <= 1 or len(entries) <= 1:
+            for entry in entries:
+                one(entry)
+                if progress is not None:
+                    progress()
+            return
+        with ThreadPoolExecutor(min(self._threads, len(entries)), thread_name_prefix="tbkit-load") as pool:
+            for done in as_completed([pool.submit(one, e) for e in entries]):
+                done.result()
+                if progress is not None:
+                    progress()
 
     @property
     def generation(self) -> int:

@@ -21,6 +21,8 @@ __all__ = ["SeriesData", "SeriesMeta"]
 _EMPTY_I = np.zeros(0, dtype=np.int64)
 _EMPTY_F = np.zeros(0, dtype=np.float64)
 
+_MAX_COMPACT_BLOCKS = 32  # compact blocks kept before they are merged into one
+
 Columns = tuple[np.ndarray, np.ndarray, np.ndarray]
 _Block = Columns | CompactBlock
 
@@ -93,6 +95,8 @@ class SeriesData:
     def _append(self, steps: np.ndarray, walls: np.ndarray, values: np.ndarray) -> None:
         if self.compact and self.is_scalar:
             self._blocks.append(CompactBlock.encode(steps, walls, values))
+            if len(self._blocks) > _MAX_COMPACT_BLOCKS:  # few, large blocks: less overhead per point
+                self.columns()
         else:
             self._blocks.append((steps, walls, values))
 

@@ -73,17 +73,20 @@ def linear_table(max_distance: int) -> np.ndarray:
     ``d`` (row 0 is zero); rows are built by a recurrence and cached.
     """
     global _linear
-    have = len(_linear) - 1
+    table = _linear  # one read: other threads may swap in a longer table meanwhile
+    have = len(table) - 1
     if max_distance > have:
-        rows = [_linear]
-        row = _linear[-1] if have else _TABLE_NP.copy()
+        rows = [table]
+        row = table[-1] if have else _TABLE_NP.copy()
         if not have:
             rows.append(row[None, :])
         for _ in range(max(have, 1), max_distance):
             row = _TABLE_NP[row & 0xFF] ^ (row >> 8)
             rows.append(row[None, :])
-        _linear = np.concatenate(rows)
-    return _linear
+        table = np.concatenate(rows)
+        if len(table) > len(_linear):
+            _linear = table
+    return table
 
 
 def patched_crcs(base: np.ndarray, distances: np.ndarray, columns: np.ndarray) -> np.ndarray:

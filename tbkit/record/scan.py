@@ -35,7 +35,7 @@ __all__ = ["RecordScan", "scan_records", "verify_data_checksums"]
 _MASK_DELTA = np.uint32(mask(0))  # the mask of 0 is the mask's additive constant
 _MAX_FAST_LENGTH_BYTES = 3  # candidate headers have a length below 2**24: bytes 3..7 are zero
 _MATRIX_MAX_LENGTH = 512  # longer records are checked one by one (few, and big)
-_MATRIX_BYTES = 1 << 22  # rows per block of the byte matrix: about 4 MiB at a time
+_MATRIX_BYTES = 1 << 20  # bytes handled at a time by the vectorised checks (bounds their temporaries)
 _unpack_qi = struct.Struct("<QI").unpack_from
 
 REASON_LENGTH_CRC = "bad length checksum"
@@ -155,11 +155,15 @@ def _candidate_heads(buf: bytes, lo: int) -> np.ndarray:
     if count <= 0:
         return np.zeros(0, dtype=np.int64)
     u8 = np.frombuffer(buf, dtype=np.uint8)
-    zero = u8[lo:] == 0
-    small = zero[3 : 3 + count].copy()
-    for j in range(4, 8):
-        small &= zero[j : j + count]
-    cand = np.flatnonzero(small) + lo
+    found = []
+    for first in range(lo, lo + count, _MATRIX_BYTES):  # slices keep the boolean masks small
+        size = min(_MATRIX_BYTES, lo + count - first)
+        zero = u8[first : first + size + 7] == 0
+        small = zero[3 : 3 + size].copy()
+        for j in range(4, 8):
+            small &= zero[j : j + size]
+        found.append(np.flatnonzero(small) + first)
+    cand = np.concatenate(found) if len(found) > 1 else found[0]
     if not len(cand):
         return cand.astype(np.int64)
     acc = np.full(len(cand), crc32c(bytes(8)), dtype=np.uint32)

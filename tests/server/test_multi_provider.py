@@ -61,3 +61,17 @@ def test_generation_changes_with_new_data(tmp_path: Path) -> None:
     assert provider.reload() == first
     _write(tmp_path / "a")
     assert provider.reload() != first
+
+
+def test_runs_read_in_parallel_give_the_same_data(tmp_path: Path) -> None:
+    for i in range(6):
+        _write(tmp_path / f"run{i}", n=40 + i)
+    serial = MultiLogdirProvider([("", str(tmp_path))], threads=1)
+    parallel = MultiLogdirProvider([("", str(tmp_path))], threads=3)
+    calls: list[int] = []
+    serial.reload()
+    parallel.reload(progress=lambda: calls.append(1))
+    assert len(calls) == 1 + 6 + 6  # discovery, then each run's first look and full read
+    assert parallel.read_scalars("scalars") == serial.read_scalars("scalars")
+    assert parallel.list_blob_sequences("images") == serial.list_blob_sequences("images")
+    assert [p.value for p in parallel.read_scalars("scalars")["run5"]["loss"]][-1] == 2.0 * 44
