@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
 from flask import Response, current_app, request
 
 from tbkit.errors import InvalidArgumentError, NotFoundError
@@ -30,6 +31,7 @@ __all__ = [
     "Tab",
     "float_param",
     "int_param",
+    "json_bytes",
     "json_response",
     "known_runs",
     "params",
@@ -260,13 +262,25 @@ def _clean(value: Any) -> Any:
     return value
 
 
-_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
+_ORJSON = orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY
+
+
+def json_bytes(value: Any) -> bytes:
+    """``value`` as compact JSON: non-finite floats become null, ``<``, ``>``, ``&`` are escaped.
+
+    Encoded by orjson (a chart's answer is mostly floats, which the standard library
+    writes about ten times slower); values it refuses (integers beyond 64 bits) go
+    through :mod:`json`.
+    """
+    try:
+        data = orjson.dumps(value, option=_ORJSON)
+    except (orjson.JSONEncodeError, TypeError):
+        data = json.dumps(_clean(value), separators=(",", ":"), allow_nan=False).encode()
+    if b"<" in data or b">" in data or b"&" in data:
+        data = data.replace(b"<", b"\\u003c").replace(b">", b"\\u003e").replace(b"&", b"\\u0026")
+    return data
 
 
 def json_response(value: Any, status: int = 200) -> Response:
-    """A JSON response; non-finite floats become null, ``<``, ``>``, ``&`` are escaped."""
-    try:
-        text = json.dumps(value, separators=(",", ":"), allow_nan=False)
-    except ValueError:
-        text = json.dumps(_clean(value), separators=(",", ":"), allow_nan=False)
-    return Response(text.translate(_ESCAPES), status=status, mimetype="application/json")
+    """A JSON response of ``value`` (see :func:`json_bytes`)."""
+    return Response(json_bytes(value), status=status, mimetype="application/json")

@@ -7,19 +7,23 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from flask import Blueprint, Response
+from flask import Blueprint, Response, current_app
 
 from tbkit.errors import InvalidArgumentError, NotFoundError
 from tbkit.plugins import _web
 from tbkit.plugins.scalars import groups as run_groups
 from tbkit.plugins.scalars import query
 from tbkit.plugins.scalars.metadata import PLUGIN_NAME
+from tbkit.plugins.scalars.payloads import PayloadCache, version_of
+from tbkit.provider import DataClass, SeriesInfo, SeriesProvider
 
 __all__ = ["MAX_POINTS", "TABS", "blueprint"]
 
 TABS = (_web.Tab("scalars", "Scalars", (PLUGIN_NAME,)),)
 DEFAULT_POINTS = 1000
 MAX_POINTS = 10000
+
+_PAYLOADS = "tbkit.scalars.payloads"  # the app's PayloadCache, in app.extensions
 
 blueprint = Blueprint("scalars", __name__)
 
@@ -62,18 +66,59 @@ def scalars() -> Response:
     max_step = _web.int_param(args, "max_step", default=None)
     if min_step is not None and max_step is not None and min_step > max_step:
         raise InvalidArgumentError(f"min_step ({min_step}) is larger than max_step ({max_step})")
-    found = _columns(tag, runs)
-    answer = {
-        run: query.series_payload(
-            columns,
-            points=int(points or DEFAULT_POINTS),
-            smoothing=smoothing,
-            min_step=min_step,
-            max_step=max_step,
-        )
-        for run, columns in sorted(found.items())
-    }
-    return _web.json_response(answer)
+    params = (int(points or DEFAULT_POINTS), smoothing, min_step, max_step)
+    parts = _cached_parts(tag, runs, params)
+    todo = _unanswered(tag, runs, parts)
+    if todo is None or todo:
+        cache = _cache()
+        for run, columns in _columns(tag, todo).items():
+            payload = query.series_payload(
+                columns, points=params[0], smoothing=smoothing, min_step=min_step, max_step=max_step
+            )
+            parts[run] = _web.json_bytes(payload)
+            cache.put(PayloadCache.key(run, tag, params), version_of(*columns), parts[run])
+    body = b",".join(_web.json_bytes(run) + b":" + parts[run] for run in sorted(parts))
+    return Response(b"{" + body + b"}", mimetype="application/json")
+
+
+def _cache() -> PayloadCache:
+    return current_app.extensions.setdefault(_PAYLOADS, PayloadCache())
+
+
+def _scalar_infos(tag: str, runs: list[str] | None) -> list[SeriesInfo] | None:
+    """The infos of ``tag``'s series in ``runs``, when the provider lists them cheaply; else None."""
+    provider = _web.provider()
+    if not isinstance(provider, SeriesProvider):
+        return None
+    wanted = None if runs is None else set(runs)
+    return [
+        i
+        for i in provider.series_info(DataClass.SCALAR, PLUGIN_NAME)
+        if i.tag == tag and (wanted is None or i.run in wanted)
+    ]
+
+
+def _cached_parts(tag: str, runs: list[str] | None, params: tuple[object, ...]) -> dict[str, bytes]:
+    """``{run: encoded answer}`` of the series whose answer is cached at their current version."""
+    infos = _scalar_infos(tag, runs)
+    cache = _cache()
+    parts = {}
+    for info in infos or ():
+        version = (info.count, info.last[0], info.last[1], repr(float(info.last[2])))
+        found = cache.get(PayloadCache.key(info.run, tag, params), version)
+        if found is not None:
+            parts[info.run] = found
+    return parts
+
+
+def _unanswered(tag: str, runs: list[str] | None, parts: dict[str, bytes]) -> list[str] | None:
+    """The runs still to compute (None: every run that has ``tag``)."""
+    if not parts:
+        return runs
+    if runs is not None:
+        return [r for r in runs if r not in parts]
+    infos = _scalar_infos(tag, None) or []
+    return [i.run for i in infos if i.run not in parts]
 
 
 def _group_by(args: Mapping[str, Any]) -> str | dict[str, str]:
