@@ -577,7 +577,8 @@ def run_dashboards(names: list[str], browser: Any, workdir: Path) -> None:
             target = module.TARGETS.get(figure)
             met = "met" if target is not None and seconds <= target else "MISSED"
             verdict = "" if target is None else f" (target {target:.1f} s: {met})"
-            print(f"  {figure:<48} {seconds:7.2f} s{verdict}", flush=True)
+            shown = f"{seconds:7.2f} s" if seconds >= 0.1 else f"{seconds * 1000:6.1f} ms"
+            print(f"  {figure:<48} {shown}{verdict}", flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
