@@ -378,10 +378,10 @@ class SeriesProvider(DataProvider):
         """The current series, optionally only of one data class and plugin, and those ``keep`` accepts."""
 
     def series_info(
-        self, data_class: DataClass | None = None, plugin_name: str | None = None
+        self, data_class: DataClass | None = None, plugin_name: str | None = None, keep: Keep | None = None
     ) -> list[SeriesInfo]:
-        """What listings need of every non-empty series (default: derived from :meth:`series`)."""
-        return [SeriesInfo.of(s) for s in self.series(data_class, plugin_name) if len(s.steps)]
+        """What listings need of every non-empty series ``keep`` accepts (default: from :meth:`series`)."""
+        return [SeriesInfo.of(s) for s in self.series(data_class, plugin_name, keep) if len(s.steps)]
 
     def list_plugins(self) -> list[str]:
         names = {s.plugin_name for s in self.series_info() if s.plugin_name}

@@ -262,11 +262,11 @@ class LogdirProvider(SeriesProvider):
         return out
 
     def series_info(
-        self, data_class: DataClass | None = None, plugin_name: str | None = None
+        self, data_class: DataClass | None = None, plugin_name: str | None = None, keep: Keep | None = None
     ) -> list[SeriesInfo]:
         out = []
         with self.index._lock:
-            for run, tag, s in self._chosen(data_class, plugin_name):
+            for run, tag, s in self._chosen(data_class, plugin_name, keep):
                 extent, last = s.extent(), s.last()
                 if extent is None or last is None:
                     continue

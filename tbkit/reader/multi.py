@@ -175,11 +175,12 @@ class MultiLogdirProvider(SeriesProvider):
         return out
 
     def series_info(
-        self, data_class: DataClass | None = None, plugin_name: str | None = None
+        self, data_class: DataClass | None = None, plugin_name: str | None = None, keep: Keep | None = None
     ) -> list[SeriesInfo]:
         out = []
         for name, provider in self._ready():
-            for s in provider.series_info(data_class, plugin_name):
+            inner = None if keep is None else (lambda _run, tag, name=name: keep(name, tag))
+            for s in provider.series_info(data_class, plugin_name, inner):
                 out.append(dataclasses.replace(s, run=name))
         return out
 

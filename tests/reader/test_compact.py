@@ -138,3 +138,11 @@ def test_reads_decode_only_the_series_asked_for(logdir, monkeypatch):
     assert [p.value for p in out["b"]["loss"]] == pytest.approx([1.0 / (s + 1) for s in range(300)])
     assert sum(decoded) == 300  # one series' points, not the logdir's
     assert provider.list_scalars("scalars")["a"]["acc"].max_step == 299
+
+
+def test_series_info_keeps_only_what_is_asked_for(logdir):
+    provider = MultiLogdirProvider([("", str(logdir))])
+    provider.reload()
+    infos = provider.series_info(DataClass.SCALAR, "scalars", lambda run, tag: run == "a" and tag == "acc")
+    assert [(i.run, i.tag, i.count, i.max_step) for i in infos] == [("a", "acc", 300, 299)]
+    assert infos[0].last == (299, infos[0].max_wall_time, pytest.approx(299 / 300))

@@ -91,11 +91,8 @@ def _scalar_infos(tag: str, runs: list[str] | None) -> list[SeriesInfo] | None:
     if not isinstance(provider, SeriesProvider):
         return None
     wanted = None if runs is None else set(runs)
-    return [
-        i
-        for i in provider.series_info(DataClass.SCALAR, PLUGIN_NAME)
-        if i.tag == tag and (wanted is None or i.run in wanted)
-    ]
+    keep = lambda r, t: t == tag and (wanted is None or r in wanted)  # noqa: E731
+    return provider.series_info(DataClass.SCALAR, PLUGIN_NAME, keep)
 
 
 def _cached_parts(tag: str, runs: list[str] | None, params: tuple[object, ...]) -> dict[str, bytes]:
