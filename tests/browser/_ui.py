@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import time
 import urllib.parse
 import urllib.request
 from typing import Any
@@ -23,8 +24,18 @@ def get_json(base_url: str, path: str, **params: Any) -> Any:
         return json.load(resp)
 
 
+def wait_loaded(base_url: str) -> None:
+    """Wait until the server's first load is done (runs are discovered in the background)."""
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while get_json(base_url, "data/reload_state")["loading"]:
+        if time.monotonic() > deadline:
+            raise TimeoutError("the server's first load did not finish")
+        time.sleep(0.02)
+
+
 def run_colors(base_url: str) -> dict[str, tuple[int, int, int]]:
-    """Each run's colour from ``/data/runs``, as RGB."""
+    """Each run's colour from ``/data/runs`` once the first load is done, as RGB."""
+    wait_loaded(base_url)
     out = {}
     for run in get_json(base_url, "data/runs"):
         value = int(run["color"].lstrip("#"), 16)

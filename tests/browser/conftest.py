@@ -9,7 +9,8 @@
   off-host requests fail the test at teardown. A screenshot is saved under
   ``test-artifacts/screenshots/`` after every test (``-FAILED`` in the name when it failed).
 * ``serve``: a factory starting the real tbkit server on 127.0.0.1 port 0 in a thread of this
-  process over a logdir; every server started is closed at teardown.
+  process over a logdir, returning once its first load is done (``wait=False``: at once);
+  every server started is closed at teardown.
 """
 
 from __future__ import annotations
@@ -130,14 +131,19 @@ def _start_server(logdir: Path, reload_interval: float, **options: Any) -> Any:
 
 @pytest.fixture
 def serve() -> Iterator[Callable[..., Served]]:
-    """A factory: ``serve(logdir, reload_interval=0)`` starts the tbkit server in this process."""
+    """A factory: ``serve(logdir, reload_interval=0, wait=True)`` starts the tbkit server in this process."""
     started: list[Any] = []
 
-    def start(logdir: Path, reload_interval: float = 0, **options: Any) -> Served:
+    def start(logdir: Path, reload_interval: float = 0, *, wait: bool = True, **options: Any) -> Served:
         handle = _start_server(Path(logdir), reload_interval, **options)
         started.append(handle)
         assert handle.host == "127.0.0.1" and handle.port > 0
-        return Served(handle, Path(logdir))
+        served = Served(handle, Path(logdir))
+        if wait:  # runs are discovered and read in the background: let the first load finish
+            from tests.browser._ui import wait_loaded
+
+            wait_loaded(served.url)
+        return served
 
     try:
         yield start

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import tbkit
-from tests.browser._ui import WAIT_MS, get_json, open_dashboard
+from tests.browser._ui import WAIT_MS, get_json, open_dashboard, wait_loaded
 
 pytestmark = pytest.mark.browser
 
@@ -90,9 +89,7 @@ def test_image_card_shows_logged_size(page, serve, image_logdir, dashboard):
 
 def test_tabs_that_do_not_fit_go_into_the_more_menu(page, serve, demo_logdir):
     server = serve(demo_logdir)
-    deadline = time.monotonic() + WAIT_MS / 1000
-    while get_json(server.url, "data/reload_state")["loading"] and time.monotonic() < deadline:
-        time.sleep(0.05)  # the listing is complete once the first load is done
+    wait_loaded(server.url)  # the listing is complete once the first load is done
     listing = get_json(server.url, "data/plugins_listing")
     names = [n for n, v in listing.items() if v["enabled"] and v["script"]]
     last = names[-1]
