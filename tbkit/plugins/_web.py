@@ -181,9 +181,10 @@ def known_runs(names: Iterable[str]) -> list[str]:
 
 
 def runs_param(args: Mapping[str, Any], name: str = "runs") -> list[str] | None:
-    """Run names from ``runs`` (a JSON list, or comma-separated), checked; None when absent.
+    """Run names from ``runs`` (a JSON list, also as text, or comma-separated), checked; None when absent.
 
-    A run whose name contains a comma can be given as the whole value, or in a JSON list.
+    A run whose name contains a comma can be given as the whole value, or in a JSON list
+    (``runs=["a,b","c"]`` in a query string).
     """
     raw = args.get(name)
     if raw is None or raw == "":
@@ -197,6 +198,14 @@ def runs_param(args: Mapping[str, Any], name: str = "runs") -> list[str] | None:
     runs = {r.run_name for r in provider().list_runs()}
     if raw in runs:
         return [raw]
+    if raw.startswith("["):
+        try:
+            listed = json.loads(raw)
+        except ValueError:
+            raise InvalidArgumentError(f"parameter {name!r} is not a JSON list of run names") from None
+        if not isinstance(listed, list) or not all(isinstance(r, str) for r in listed):
+            raise InvalidArgumentError(f"parameter {name!r} must be a list of run names")
+        return known_runs(listed)
     return known_runs(raw.split(","))
 
 

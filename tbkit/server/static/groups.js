@@ -36,7 +36,9 @@ export function fetchGroups({ tag, runs, points, smoothing, minStep, maxStep, qu
 
 /** The URL of the full-resolution group rows of a tag as CSV or JSON. */
 export function groupDownloadUrl(tag, runs, query, format) {
-  const params = { tag, runs, stat: query.stat, band: query.band, format };
+  // Comma-separated runs, or a JSON list when a run name holds a comma.
+  const listed = runs.some((r) => r.includes(",")) ? JSON.stringify(runs) : runs;
+  const params = { tag, runs: listed, stat: query.stat, band: query.band, format };
   if (query.group_by !== undefined) params.group_by = query.group_by;
   else params.groups = JSON.stringify(query.groups);
   return url("data/plugin/scalars/groups_download", params);

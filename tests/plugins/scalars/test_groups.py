@@ -134,3 +134,21 @@ def test_bad_requests(groups_client: Any, query: str, status: int, message: str)
     resp = groups_client.get(f"{URL}?{query}")
     assert resp.status_code == status
     assert message in resp.get_data(as_text=True)
+
+
+def test_runs_with_commas_in_their_names_as_a_json_list(tmp_path: Path, make_client: Any) -> None:
+    from urllib.parse import quote
+
+    for run in ("x,seed0", "x,seed1", "y"):
+        with tbkit.SummaryWriter(str(tmp_path / run)) as w:
+            for step in range(4):
+                w.add_scalar("loss", float(step) + (run == "x,seed1"), step)
+    client = make_client(tmp_path)
+    runs = quote(json.dumps(["x,seed0", "x,seed1"]))
+    resp = client.get(f"/data/plugin/scalars/groups_download?tag=loss&group_by=(x)&format=json&runs={runs}")
+    assert resp.status_code == 200, resp.get_data(as_text=True)
+    records = json.loads(resp.get_data(as_text=True))
+    assert {r["group"] for r in records} == {"x"} and [r["count"] for r in records] == [2] * 4
+    assert [r["value"] for r in records] == [s + 0.5 for s in range(4)]
+    bad = client.get(f"/data/plugin/scalars/groups_download?tag=loss&group_by=(x)&runs={quote('[1, 2]')}")
+    assert bad.status_code == 400
