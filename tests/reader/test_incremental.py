@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import tbkit
 from tests.reader._events import FILE_NAME, header, records, simple
 
@@ -174,3 +176,21 @@ def test_chunked_read_reports_an_incomplete_last_record_once(tmp_path):
     assert run.series["a"].columns()[0].tolist() == list(range(39))
     assert state.tail is not None and state.tail.reason.startswith("incomplete last record")
     assert state.offset + 5 < len(data) and state.tail.offset == state.offset
+
+
+def test_resync_after_a_corrupt_header_works_across_small_chunks(tmp_path):
+    path = tmp_path / FILE_NAME
+    first = records([header()] + [simple("a", s, s) for s in range(30)])
+    bad = bytearray(records([simple("a", 30, 30.0)]))
+    bad[8] ^= 0xFF  # the length checksum: the reader must find the next record by itself
+    rest = records([simple("a", s, s) for s in range(31, 60)])
+    path.write_bytes(first + bytes(bad) + rest)
+    with pytest.warns(RuntimeWarning):
+        whole = _load_in_chunks(path, 1 << 20)
+    with pytest.warns(RuntimeWarning):
+        chunked = _load_in_chunks(path, 48)
+    steps = whole.series["a"].columns()[0].tolist()
+    assert steps == [s for s in range(60) if s != 30]
+    assert chunked.series["a"].columns()[0].tolist() == steps
+    assert [(p.offset, p.reason) for p in chunked.problems] == [(p.offset, p.reason) for p in whole.problems]
+    assert whole.problems and whole.problems[0].offset == len(first)
