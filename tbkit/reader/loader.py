@@ -28,8 +28,8 @@ from tbkit.record.scan import scan_records
 
 __all__ = ["load_file"]
 
-WINDOW = 3 << 20  # bytes framed at a time
-CHUNK = 3 << 20  # bytes read from the file at a time
+WINDOW = 4 << 20  # bytes framed at a time
+CHUNK = 4 << 20  # bytes read from the file at a time
 
 
 def load_file(

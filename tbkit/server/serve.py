@@ -46,6 +46,9 @@ __all__ = [
 DEFAULT_PORT = 6006
 PORT_ATTEMPTS = 100
 THREADS = 6
+# Responses up to this size stay in memory; waitress spools larger ones to a temporary file
+# (its default is 1 MiB, less than one chart answer of 20 runs x 1,000 points).
+OUTBUF_OVERFLOW = 8 << 20
 
 
 def parse_samples_per_plugin(spec: str | None) -> dict[str, int | None]:
@@ -222,7 +225,14 @@ def start(
     sock = _bind(host, port, search_port)
     socket_map: dict[int, Any] = {}
     try:
-        server = create_server(app, map=socket_map, sockets=[sock], threads=threads, ident="tbkit")
+        server = create_server(
+            app,
+            map=socket_map,
+            sockets=[sock],
+            threads=threads,
+            ident="tbkit",
+            outbuf_overflow=OUTBUF_OVERFLOW,
+        )
     except Exception:
         sock.close()
         raise
