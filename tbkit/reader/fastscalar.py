@@ -35,7 +35,7 @@ _TAILS = [
     (16, bytes.fromhex("420e080212002208"), "<f8", TENSOR_FLOAT),
     (16, bytes.fromhex("420e080212003208"), "<f8", TENSOR_FLOAT),
 ]
-_PEEL_LIMIT = 16
+_TABLE_BITS = 12  # slots of the table that groups a window's tags
 
 
 class FastScalars(NamedTuple):
@@ -87,14 +87,34 @@ def _empty(count: int) -> FastScalars:
     )
 
 
+def _groups(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(first, inverse)`` of the distinct values of ``key``: a member of each, and each one's group.
+
+    A window holds few distinct tags, so a small table indexed by a multiplicative hash
+    of the key groups them in a few linear passes; when two distinct keys share a slot,
+    ``np.unique`` (a sort) does it instead.
+    """
+    slot = ((key * np.uint64(0xD6E8FEB86659FD93)) >> np.uint64(64 - _TABLE_BITS)).astype(np.intp)
+    member = np.full(1 << _TABLE_BITS, -1, dtype=np.intp)
+    member[slot] = np.arange(len(key))  # some member of each slot
+    if (key == key[member[slot]]).all():
+        used = np.flatnonzero(member >= 0)
+        group_of_slot = np.zeros(1 << _TABLE_BITS, dtype=np.intp)
+        group_of_slot[used] = np.arange(len(used))
+        return member[used], group_of_slot[slot]
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    return first, inverse.reshape(-1)
+
+
 def _tag_ids(
     buf: bytes, tag_pos: np.ndarray, tag_len: np.ndarray
 ) -> tuple[list[str], np.ndarray, np.ndarray]:
     """Distinct tags and each record's tag id (-1 where the tag is not valid UTF-8).
 
     Tags are compared as little-endian 8-byte words (the last one masked to the tag's
-    length): a few distinct tags are peeled off one by one with integer comparisons;
-    many are grouped by a hash whose groups are then checked word by word.
+    length): records are grouped by a hash of their words (:func:`_groups`), and each
+    record's words are then checked against its group's; a record that differs (a hash
+    collision) keeps id -1 and is read by the slow path.
     """
     words8 = _view(buf, "<u8", 8)
     ids = np.full(len(tag_pos), -1, dtype=np.int32)
@@ -106,30 +126,16 @@ def _tag_ids(
         words = [words8[pos + 8 * i] for i in range((length + 7) // 8)]
         if length % 8:
             words[-1] &= np.uint64((1 << (8 * (length % 8))) - 1)
-        remaining = np.arange(len(sel))
-        for _ in range(_PEEL_LIMIT):  # few distinct tags: peel them off one by one
-            if not len(remaining):
-                break
-            first = remaining[0]
-            same = words[0][remaining] == words[0][first]
-            for w in words[1:]:
-                same &= w[remaining] == w[first]
-            ids[sel[remaining[same]]] = _intern(buf, int(pos[first]), length, tags, known)
-            remaining = remaining[~same]
-        if len(remaining):  # many distinct tags: group the rest by a hash, then verify
-            key = np.zeros(len(remaining), dtype=np.uint64)
-            for i, w in enumerate(words):
-                key = (key ^ w[remaining]) * np.uint64(0x9E3779B97F4A7C15 + 2 * i)
-            _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-            inverse = inverse.reshape(-1)
-            rep = remaining[first][inverse]
-            exact = np.ones(len(remaining), dtype=bool)
-            for w in words:
-                exact &= w[remaining] == w[rep]
-            local = np.array(
-                [_intern(buf, int(pos[remaining[f]]), length, tags, known) for f in first], dtype=np.int32
-            )
-            ids[sel[remaining[exact]]] = local[inverse[exact]]
+        key = np.zeros(len(sel), dtype=np.uint64)
+        for i, w in enumerate(words):
+            key = (key ^ w) * np.uint64(0x9E3779B97F4A7C15 + 2 * i)
+        first, inverse = _groups(key)
+        rep = first[inverse]
+        exact = np.ones(len(sel), dtype=bool)
+        for w in words:
+            exact &= w == w[rep]
+        local = np.array([_intern(buf, int(pos[f]), length, tags, known) for f in first], dtype=np.int32)
+        ids[sel[exact]] = local[inverse[exact]]
     return tags, ids, ids >= 0
 
 
