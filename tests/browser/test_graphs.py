@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from tests.browser._ui import WAIT_MS, get_json, open_dashboard
+from tests.plugins.graphs._graphs import write_torch_graph
 
 pytestmark = pytest.mark.browser
 
@@ -111,22 +112,10 @@ def test_downloads(page, serve, demo_logdir, tmp_path):
 
 @pytest.fixture(scope="module")
 def torch_logdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A graph written by ``torch.utils.tensorboard``'s ``add_graph`` for a tiny module."""
-    torch = pytest.importorskip("torch")
-    from torch.utils.tensorboard import SummaryWriter
-
-    class Tiny(torch.nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.fc1 = torch.nn.Linear(4, 8)
-            self.fc2 = torch.nn.Linear(8, 2)
-
-        def forward(self, x: Any) -> Any:
-            return self.fc2(torch.relu(self.fc1(x)))
-
+    """A graph written by ``torch.utils.tensorboard``'s ``add_graph`` (run ``torch``, scope ``Net``)."""
+    pytest.importorskip("torch")
     logdir = tmp_path_factory.mktemp("torch_graph")
-    with SummaryWriter(str(logdir / "torch")) as writer:
-        writer.add_graph(Tiny(), torch.zeros(1, 4))
+    write_torch_graph(logdir / "torch")
     return logdir
 
 
@@ -135,7 +124,7 @@ def torch_logdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     [
         ("tf_rich", "graph", "__run_graph__", None),  # TensorFlow 1 GraphDef, no scopes
         ("keras", "train", "keras", None),  # Keras conceptual graph: its lone model scope opens
-        ("torch", "torch", "__run_graph__", "Tiny"),  # torch.utils.tensorboard add_graph (scope: the class)
+        ("torch", "torch", "__run_graph__", "Net"),  # torch.utils.tensorboard add_graph (scope: the class)
     ],
 )
 def test_peer_graphs_render(page, serve, torch_logdir, page_problems, source, run, tag, scope):

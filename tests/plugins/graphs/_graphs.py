@@ -45,3 +45,21 @@ def check_well_formed(graph: graph_pb2.GraphDef) -> None:
             source, _, index = ref.partition(":")
             assert source in nodes, f"{node.name} reads missing {ref}"
             assert int(index or 0) < max(1, len(shapes(nodes[source]))), f"{node.name} reads {ref}"
+
+
+def write_torch_graph(run_dir: Path) -> None:
+    """A two-layer module ``Net`` traced by ``torch.utils.tensorboard``'s ``add_graph`` into ``run_dir``."""
+    import torch
+    from torch.utils.tensorboard import SummaryWriter
+
+    class Net(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.fc1 = torch.nn.Linear(4, 8)
+            self.fc2 = torch.nn.Linear(8, 2)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.fc2(torch.relu(self.fc1(x)))
+
+    with SummaryWriter(str(run_dir)) as writer:
+        writer.add_graph(Net(), torch.zeros(1, 4))

@@ -14,6 +14,7 @@ from tbkit.plugins.graphs.decode import node_rows, parse
 from tbkit.proto import graph_pb2
 from tbkit.provider import InMemoryProvider
 from tbkit.server.app import create_app
+from tests.plugins.graphs._graphs import write_torch_graph
 
 FIXTURES = Path(__file__).resolve().parents[2] / "interop" / "fixtures"
 GRAPH = "__run_graph__"
@@ -39,22 +40,10 @@ def client(demo: Path) -> Any:
 
 @pytest.fixture(scope="module")
 def torch_logdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A graph written by ``torch.utils.tensorboard``'s ``add_graph``."""
-    torch = pytest.importorskip("torch")
-    from torch.utils.tensorboard import SummaryWriter
-
-    class Net(torch.nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.fc1 = torch.nn.Linear(4, 8)
-            self.fc2 = torch.nn.Linear(8, 2)
-
-        def forward(self, x: Any) -> Any:
-            return self.fc2(torch.relu(self.fc1(x)))
-
+    """A graph written by ``torch.utils.tensorboard``'s ``add_graph`` (run ``torch``, scope ``Net``)."""
+    pytest.importorskip("torch")
     logdir = tmp_path_factory.mktemp("graphs_torch")
-    with SummaryWriter(str(logdir / "torch")) as writer:
-        writer.add_graph(Net(), torch.zeros(1, 4))
+    write_torch_graph(logdir / "torch")
     return logdir
 
 
