@@ -7,8 +7,9 @@ from typing import Any
 
 import numpy as np
 
+from tbkit._provider_series import SeriesProvider
 from tbkit._provider_types import DataClass, Run
-from tbkit.provider import Keep, Series, SeriesProvider
+from tbkit.provider import Keep, Series
 
 _DEFAULT_CLASS = {
     "scalars": DataClass.SCALAR,
