@@ -24,16 +24,23 @@ from collections.abc import Hashable
 
 import numpy as np
 
-__all__ = ["MAX_BYTES", "PayloadCache", "version_of"]
+__all__ = ["MAX_BYTES", "PayloadCache", "version_of", "version_of_columns"]
 
 MAX_BYTES = 4 << 20
+Version = tuple[int, int, float, str]
 
 
-def version_of(steps: np.ndarray, walls: np.ndarray, values: np.ndarray) -> tuple[int, int, float, str]:
-    """A series' version as :meth:`PayloadCache.key` wants it: count, last step, wall time, value."""
-    if not len(steps):
-        return 0, 0, 0.0, ""
-    return len(steps), int(steps[-1]), float(walls[-1]), repr(float(values[-1]))
+def version_of(count: int, last_step: int, last_wall: float, last_value: float) -> Version:
+    """A series' version from its point count and last point (as a ``SeriesInfo`` has them).
+
+    The value enters as its ``repr``, so that a NaN last value gives a version equal to itself.
+    """
+    return int(count), int(last_step), float(last_wall), repr(float(last_value))
+
+
+def version_of_columns(steps: np.ndarray, walls: np.ndarray, values: np.ndarray) -> Version:
+    """:func:`version_of` the series whose columns these are (non-empty)."""
+    return version_of(len(steps), steps[-1], walls[-1], values[-1])
 
 
 class PayloadCache:

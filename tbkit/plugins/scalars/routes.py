@@ -14,7 +14,7 @@ from tbkit.plugins import _web
 from tbkit.plugins.scalars import groups as run_groups
 from tbkit.plugins.scalars import query
 from tbkit.plugins.scalars.metadata import PLUGIN_NAME
-from tbkit.plugins.scalars.payloads import PayloadCache, version_of
+from tbkit.plugins.scalars.payloads import PayloadCache, version_of, version_of_columns
 from tbkit.provider import DataClass, SeriesInfo, SeriesProvider
 
 __all__ = ["MAX_POINTS", "TABS", "blueprint"]
@@ -76,7 +76,7 @@ def scalars() -> Response:
                 columns, points=params[0], smoothing=smoothing, min_step=min_step, max_step=max_step
             )
             parts[run] = _web.json_bytes(payload)
-            cache.put(PayloadCache.key(run, tag, params), version_of(*columns), parts[run])
+            cache.put(PayloadCache.key(run, tag, params), version_of_columns(*columns), parts[run])
     body = b",".join(_web.json_bytes(run) + b":" + parts[run] for run in sorted(parts))
     return Response(b"{" + body + b"}", mimetype="application/json")
 
@@ -101,8 +101,7 @@ def _cached_parts(tag: str, runs: list[str] | None, params: tuple[object, ...]) 
     cache = _cache()
     parts = {}
     for info in infos or ():
-        version = (info.count, info.last[0], info.last[1], repr(float(info.last[2])))
-        found = cache.get(PayloadCache.key(info.run, tag, params), version)
+        found = cache.get(PayloadCache.key(info.run, tag, params), version_of(info.count, *info.last))
         if found is not None:
             parts[info.run] = found
     return parts

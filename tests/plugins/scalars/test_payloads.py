@@ -8,7 +8,7 @@ import pytest
 
 import tbkit
 from tbkit.plugins.scalars import query
-from tbkit.plugins.scalars.payloads import PayloadCache, version_of
+from tbkit.plugins.scalars.payloads import PayloadCache, version_of, version_of_columns
 from tbkit.server.app import create_app
 
 URL = "/data/plugin/scalars/scalars"
@@ -38,7 +38,7 @@ def test_a_nan_last_value_gives_a_version_equal_to_itself():
     import numpy as np
 
     columns = (np.array([1, 2]), np.array([0.5, 1.5]), np.array([0.0, math.nan]))
-    assert version_of(*columns) == version_of(*columns) == (2, 2, 1.5, "nan")
+    assert version_of_columns(*columns) == version_of(2, 2, 1.5, math.nan) == (2, 2, 1.5, "nan")
 
 
 @pytest.fixture
