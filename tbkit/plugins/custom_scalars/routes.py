@@ -22,13 +22,12 @@ from tbkit.plugins.custom_scalars.layout import layout_json, provider_layout
 from tbkit.plugins.custom_scalars.metadata import PLUGIN_NAME
 from tbkit.plugins.scalars import query
 from tbkit.plugins.scalars.metadata import PLUGIN_NAME as SCALARS
+from tbkit.plugins.scalars.params import chart_options
 from tbkit.server.colors import run_color
 
 __all__ = ["TABS", "blueprint"]
 
 TABS = (_web.Tab("custom_scalars", "Custom Scalars", (PLUGIN_NAME,)),)
-DEFAULT_POINTS = 1000
-MAX_POINTS = 10000
 MAX_REGEXES = 100
 
 blueprint = Blueprint("custom_scalars", __name__)
@@ -38,13 +37,6 @@ blueprint = Blueprint("custom_scalars", __name__)
 def layout() -> Response:
     merged, unreadable = provider_layout(_web.provider())
     return _web.json_response({**layout_json(merged), "unreadable_runs": unreadable})
-
-
-def _series_options(args: Mapping[str, Any]) -> dict[str, Any]:
-    default = _web.samples(SCALARS, DEFAULT_POINTS) or MAX_POINTS
-    points = _web.int_param(args, "points", default=min(default, MAX_POINTS), low=1, high=MAX_POINTS)
-    smoothing = _web.float_param(args, "smoothing", default=0.0, low=0.0, high=1.0, high_open=True)
-    return {"points": int(points or DEFAULT_POINTS), "smoothing": smoothing}
 
 
 def _regexes(args: Mapping[str, Any]) -> list[str]:
@@ -64,7 +56,7 @@ def scalars() -> Response:
     args = dict(_web.params())
     regexes = _regexes(args)
     runs = _web.runs_param(args)
-    options = _series_options(args)
+    options = chart_options(args)
     patterns = []
     invalid = []
     for text in regexes:
@@ -122,7 +114,7 @@ def margin() -> Response:
     lower_tag = _web.str_param(args, "lower")
     upper_tag = _web.str_param(args, "upper")
     runs = _web.runs_param(args)
-    options = _series_options(args)
+    options = chart_options(args)
     wanted = {value_tag, lower_tag, upper_tag}
 
     def keep(run: str, tag: str) -> bool:

@@ -14,14 +14,13 @@ from tbkit.plugins import _web
 from tbkit.plugins.scalars import groups as run_groups
 from tbkit.plugins.scalars import query
 from tbkit.plugins.scalars.metadata import PLUGIN_NAME
+from tbkit.plugins.scalars.params import MAX_POINTS, chart_options
 from tbkit.plugins.scalars.payloads import PayloadCache, version_of, version_of_columns
 from tbkit.provider import DataClass, SeriesInfo, SeriesProvider
 
-__all__ = ["MAX_POINTS", "TABS", "blueprint"]
+__all__ = ["MAX_POINTS", "TABS", "blueprint"]  # MAX_POINTS: see tbkit.plugins.scalars.params
 
 TABS = (_web.Tab("scalars", "Scalars", (PLUGIN_NAME,)),)
-DEFAULT_POINTS = 1000
-MAX_POINTS = 10000
 
 _PAYLOADS = "tbkit.scalars.payloads"  # the app's PayloadCache, in app.extensions
 
@@ -59,22 +58,14 @@ def scalars() -> Response:
     args = dict(_web.params())
     tag = _web.str_param(args, "tag")
     runs = _web.runs_param(args)
-    default = _web.samples(PLUGIN_NAME, DEFAULT_POINTS) or MAX_POINTS
-    points = _web.int_param(args, "points", default=min(default, MAX_POINTS), low=1, high=MAX_POINTS)
-    smoothing = _web.float_param(args, "smoothing", default=0.0, low=0.0, high=1.0, high_open=True)
-    min_step = _web.int_param(args, "min_step", default=None)
-    max_step = _web.int_param(args, "max_step", default=None)
-    if min_step is not None and max_step is not None and min_step > max_step:
-        raise InvalidArgumentError(f"min_step ({min_step}) is larger than max_step ({max_step})")
-    params = (int(points or DEFAULT_POINTS), smoothing, min_step, max_step)
+    options = chart_options(args)
+    params = tuple(options.values())
     parts = _cached_parts(tag, runs, params)
     todo = _unanswered(tag, runs, parts)
     if todo is None or todo:
         cache = _cache()
         for run, columns in _columns(tag, todo).items():
-            payload = query.series_payload(
-                columns, points=params[0], smoothing=smoothing, min_step=min_step, max_step=max_step
-            )
+            payload = query.series_payload(columns, **options)
             parts[run] = _web.json_bytes(payload)
             cache.put(PayloadCache.key(run, tag, params), version_of_columns(*columns), parts[run])
     body = b",".join(_web.json_bytes(run) + b":" + parts[run] for run in sorted(parts))
@@ -157,26 +148,14 @@ def groups() -> Response:
     from tbkit.server.colors import run_color
 
     args = dict(_web.params())
-    default = _web.samples(PLUGIN_NAME, DEFAULT_POINTS) or MAX_POINTS
-    points = _web.int_param(args, "points", default=min(default, MAX_POINTS), low=1, high=MAX_POINTS)
-    smoothing = _web.float_param(args, "smoothing", default=0.0, low=0.0, high=1.0, high_open=True)
-    min_step = _web.int_param(args, "min_step", default=None)
-    max_step = _web.int_param(args, "max_step", default=None)
-    if min_step is not None and max_step is not None and min_step > max_step:
-        raise InvalidArgumentError(f"min_step ({min_step}) is larger than max_step ({max_step})")
+    options = chart_options(args)
     rows, members, _ = _group_rows(args)
     answer = {}
     for group, part in rows.groupby("group", sort=True):
         answer[str(group)] = {
             "color": run_color(str(group)),
             "members": members.get(str(group), []),
-            **run_groups.group_payload(
-                part,
-                points=int(points or DEFAULT_POINTS),
-                smoothing=smoothing,
-                min_step=min_step,
-                max_step=max_step,
-            ),
+            **run_groups.group_payload(part, **options),
         }
     return _web.json_response(answer)
 

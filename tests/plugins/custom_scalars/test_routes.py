@@ -139,6 +139,7 @@ def test_no_layout_is_an_empty_answer(client: Any) -> None:
         ("get", "scalars?tag=loss&points=0", None, 400),
         ("get", "margin?value=v&lower=v_lo", None, 400),
         ("get", "margin?value=v&lower=v_lo&upper=v_hi&smoothing=1", None, 400),
+        ("get", "margin?value=v&lower=v_lo&upper=v_hi&min_step=10&max_step=5", None, 400),
     ],
 )
 def test_bad_requests(cs_client: Any, method: str, query: str, body: Any, status: int) -> None:
