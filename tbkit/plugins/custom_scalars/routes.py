@@ -85,12 +85,21 @@ def _last_per_step(columns: query.Columns) -> query.Columns:
     return steps[last], walls[last], values[last]
 
 
-def _band(lower: query.Columns, upper: query.Columns, points: int) -> dict[str, Any]:
-    """The band on the steps both edges have, downsampled keeping each edge's extremes."""
+def _band(
+    lower: query.Columns, upper: query.Columns, points: int, min_step: int | None, max_step: int | None
+) -> dict[str, Any]:
+    """The band on the steps both edges have (in the step range), downsampled keeping each edge's extremes."""
     lo_steps, lo_walls, lo_values = _last_per_step(lower)
     hi_steps, _, hi_values = _last_per_step(upper)
     steps, a, b = np.intersect1d(lo_steps, hi_steps, assume_unique=True, return_indices=True)
     low, high, walls = lo_values[a], hi_values[b], lo_walls[a]
+    total = len(steps)
+    inside = np.ones(total, dtype=bool)
+    if min_step is not None:
+        inside &= steps >= min_step
+    if max_step is not None:
+        inside &= steps <= max_step
+    steps, low, high, walls = steps[inside], low[inside], high[inside], walls[inside]
     keep = np.unique(
         np.concatenate(
             [query.minmax_indices(low, max(4, points // 2)), query.minmax_indices(high, max(4, points // 2))]
@@ -98,7 +107,8 @@ def _band(lower: query.Columns, upper: query.Columns, points: int) -> dict[str, 
     )
     nullable = lambda v: [x if np.isfinite(x) else None for x in v.tolist()]  # noqa: E731
     return {
-        "total": len(steps),
+        "total": total,
+        "in_range": len(steps),
         "shown": len(keep),
         "step": steps[keep].tolist(),
         "wall_time": walls[keep].tolist(),
@@ -125,6 +135,16 @@ def margin() -> Response:
     for run in sorted({r for r, t in found if t == value_tag}):
         payload = query.series_payload(found[run, value_tag], **options)
         has_band = (run, lower_tag) in found and (run, upper_tag) in found
-        band = _band(found[run, lower_tag], found[run, upper_tag], options["points"]) if has_band else None
+        band = (
+            _band(
+                found[run, lower_tag],
+                found[run, upper_tag],
+                options["points"],
+                options["min_step"],
+                options["max_step"],
+            )
+            if has_band
+            else None
+        )
         answer[run] = {**payload, "band": band}
     return _web.json_response(answer)
