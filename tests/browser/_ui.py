@@ -55,22 +55,31 @@ def scalar_card(page: Any, tag: str) -> Any:
     )
 
 
-def wait_chart(page: Any, card: Any, **attrs: str) -> dict[str, str]:
-    """Wait until the card's chart is drawn (``data-ready="1"``) and every ``data-<attr>`` matches.
+def wait_dataset(page: Any, element: Any, **attrs: str) -> dict[str, str]:
+    """Wait until ``element`` has ``data-ready="1"`` and every ``data-<attr>`` matches.
 
-    Returns the chart's data attributes after the wait.
+    Returns the element's data attributes after the wait.
     """
-    card.scroll_into_view_if_needed(timeout=WAIT_MS)
-    chart = card.locator(".chart")
-    chart.wait_for(state="attached", timeout=WAIT_MS)
-    handle = chart.element_handle(timeout=WAIT_MS)
+    element.wait_for(state="attached", timeout=WAIT_MS)
     want = {"ready": "1", **attrs}
     page.wait_for_function(
         "([el, want]) => Object.entries(want).every(([k, v]) => el.dataset[k] === v)",
-        arg=[handle, want],
+        arg=[element.element_handle(timeout=WAIT_MS), want],
         timeout=WAIT_MS,
     )
-    return chart_state(card)
+    return element.evaluate("el => Object.assign({}, el.dataset)")
+
+
+def wait_chart(page: Any, card: Any, **attrs: str) -> dict[str, str]:
+    """Wait until the card's chart is drawn (``data-ready="1"``) and every ``data-<attr>`` matches."""
+    card.scroll_into_view_if_needed(timeout=WAIT_MS)
+    return wait_dataset(page, card.locator(".chart"), **attrs)
+
+
+def wait_plot(page: Any, card: Any, **attrs: str) -> dict[str, str]:
+    """The same for a card's plotly plot (``.plot``)."""
+    card.scroll_into_view_if_needed(timeout=WAIT_MS)
+    return wait_dataset(page, card.locator(".plot"), **attrs)
 
 
 def chart_state(card: Any) -> dict[str, str]:

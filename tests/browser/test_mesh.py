@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import tbkit
-from tests.browser._ui import WAIT_MS, color_pixels, get_json, open_dashboard
+from tests.browser._ui import WAIT_MS, color_pixels, get_json, open_dashboard, wait_plot
 
 pytestmark = pytest.mark.browser
 
@@ -23,18 +23,6 @@ STEPS = (2, 5, 9)
 
 def mesh_card(page, run: str, tag: str):
     return page.locator(f".dashboard[data-dashboard='mesh'] .mesh-card[data-run='{run}'][data-tag='{tag}']")
-
-
-def wait_plot(page, card, **attrs: str) -> dict[str, str]:
-    """Wait until the card's 3-D plot is drawn and every ``data-<attr>`` matches; its data attributes."""
-    card.scroll_into_view_if_needed(timeout=WAIT_MS)
-    want = {"ready": "1", **attrs}
-    page.wait_for_function(
-        "([el, want]) => Object.entries(want).every(([k, v]) => el.dataset[k] === v)",
-        arg=[card.locator(".plot").element_handle(timeout=WAIT_MS), want],
-        timeout=WAIT_MS,
-    )
-    return card.locator(".plot").evaluate("el => Object.assign({}, el.dataset)")
 
 
 def test_demo_point_clouds_in_their_colours(page, serve, demo_logdir, page_problems):

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.browser._ui import WAIT_MS, get_json, open_dashboard
+from tests.browser._ui import WAIT_MS, get_json, open_dashboard, wait_plot
 
 pytestmark = pytest.mark.browser
 
@@ -22,18 +22,6 @@ def cards(page):
 
 def plot_state(card) -> dict[str, str]:
     return card.locator(".plot").evaluate("el => Object.assign({}, el.dataset)")
-
-
-def wait_plot(page, card, **attrs: str) -> dict[str, str]:
-    """Wait until the card's plot is drawn and every ``data-<attr>`` matches; its data attributes."""
-    card.scroll_into_view_if_needed(timeout=WAIT_MS)
-    want = {"ready": "1", **attrs}
-    page.wait_for_function(
-        "([el, want]) => Object.entries(want).every(([k, v]) => el.dataset[k] === v)",
-        arg=[card.locator(".plot").element_handle(timeout=WAIT_MS), want],
-        timeout=WAIT_MS,
-    )
-    return plot_state(card)
 
 
 def test_demo_curves_slider_and_tooltip(page, serve, demo_logdir, page_problems):
