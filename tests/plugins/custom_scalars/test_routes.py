@@ -183,7 +183,8 @@ def test_layout_and_margin_written_by_torch(tmp_path: Path, make_client: Any) ->
 
 
 def test_margin_value_and_band_keep_to_the_step_range(cs_client: Any) -> None:
-    alpha = cs_client.get(f"{BASE}/margin?value=v&lower=v_lo&upper=v_hi&min_step=20&max_step=30").json["alpha"]
+    query = "value=v&lower=v_lo&upper=v_hi&min_step=20&max_step=30"
+    alpha = cs_client.get(f"{BASE}/margin?{query}").json["alpha"]
     assert alpha["step"] == list(range(20, 31)) and alpha["in_range"] == 11
     band = alpha["band"]
     assert band["step"] == [20, 22, 24, 26, 28, 30] and band["total"] == 25 and band["in_range"] == 6
