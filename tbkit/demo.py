@@ -15,6 +15,12 @@ EMBEDDING_POINTS = 300
 EMBEDDING_DIM = 16
 CLASSES = ("cat", "dog", "bird")
 BAND_TAGS = ("train/loss_band/lower", "train/loss_band/upper")
+PR_EXAMPLES = 400
+
+
+def _loss_trend(lr: float, step: int) -> float:
+    """The noise-free training loss of a run at ``step``: from 1 towards 0, faster with ``lr``."""
+    return math.exp(-lr * step / 10)
 
 
 def _demo_graph() -> graph_pb2.GraphDef:
@@ -69,7 +75,7 @@ def write_demo_logdir(logdir: str, *, steps: int = 200, seed: int = 0) -> dict[s
         tags: list[str] = []
         with SummaryWriter(storage.join(logdir, run)) as w:
             for step in range(steps):
-                loss = math.exp(-lr * step / 10) + 0.05 * rng.standard_normal()
+                loss = _loss_trend(lr, step) + 0.05 * rng.standard_normal()
                 w.add_scalar("train/loss", loss, step)
                 w.add_scalar("train/accuracy", 1 - loss / 2, step)
                 if step % 20 == 0:
@@ -102,10 +108,10 @@ def _write_rich(w: SummaryWriter, rng: np.random.Generator, lr: float, steps: in
     """The kinds with dashboards of their own: hparams, PR curve, custom scalars, mesh, graph,
     embedding and a profiler trace."""
     last = steps - 1
-    final_loss = math.exp(-lr * last / 10)
+    final_loss = _loss_trend(lr, last)
     for step in range(0, steps, max(1, steps // 10)):
         band = 0.1 * math.exp(-step / steps)
-        value = math.exp(-lr * step / 10)
+        value = _loss_trend(lr, step)
         w.add_scalar(BAND_TAGS[0], value - band, step)
         w.add_scalar(BAND_TAGS[1], value + band, step)
     w.add_custom_scalars(
@@ -116,11 +122,15 @@ def _write_rich(w: SummaryWriter, rng: np.random.Generator, lr: float, steps: in
             }
         }
     )
-    labels = rng.integers(0, 2, 400)
+    # One validation set scored at each step: an example's difficulty is fixed, the classifier's
+    # separation of the classes grows as the loss falls but stays finite, so the two score
+    # distributions always overlap and every step's curve is a curve (a perfect one is two lines).
+    labels = rng.integers(0, 2, PR_EXAMPLES)
+    difficulty = rng.standard_normal(PR_EXAMPLES)
     for step in (0, last):
-        quality = 0.5 + step / max(1, steps) * (1 - lr)
-        scores = np.clip(labels * quality + rng.random(400) * (1 - quality), 0, 1)
-        w.add_pr_curve("pr/cat", labels, scores, step)
+        separation = 0.2 + (1 - _loss_trend(lr, step))
+        logits = separation * (2 * labels - 1) + difficulty
+        w.add_pr_curve("pr/cat", labels, 1 / (1 + np.exp(-logits)), step)
     angle = np.linspace(0, 4 * math.pi, 200)
     vertices = np.stack([np.cos(angle), np.sin(angle), angle / (4 * math.pi)], axis=-1)[None] * (1 + lr)
     colors = np.stack([angle / angle.max(), 1 - angle / angle.max(), np.full_like(angle, 0.5)], -1) * 255

@@ -1,15 +1,21 @@
-"""The demo logdir holds every kind, each readable through ``tbkit.read``."""
+"""The demo logdir holds every kind, each readable through ``tbkit.read``, and each chart shows
+what it claims: real PR curves that improve."""
 
 from __future__ import annotations
 
+import numpy as np
+import pytest
+
 import tbkit
 from tbkit.demo import CLASSES, EMBEDDING_DIM, EMBEDDING_POINTS, RUNS, write_demo_logdir
+
+RUN_NAMES = sorted(name for name, _ in RUNS)
 
 
 def test_demo_has_every_kind(tmp_path):
     written = write_demo_logdir(str(tmp_path), steps=30)
     logdir = tbkit.read(str(tmp_path))
-    runs = sorted(name for name, _ in RUNS)
+    runs = RUN_NAMES
     assert sorted(written) == runs
     assert sorted(logdir.hparams()["run"]) == runs
     assert set(logdir.scalars()["tag"]) >= {"train/loss", "hparam/final_loss", "train/loss_band/upper"}
@@ -23,3 +29,35 @@ def test_demo_has_every_kind(tmp_path):
     for _, row in embeddings.iterrows():
         assert row["tensor"].shape == (EMBEDDING_POINTS, EMBEDDING_DIM)
         assert set(row["metadata"].iloc[:, 0]) == set(CLASSES)
+
+
+@pytest.fixture(scope="module", params=[30, 400], ids=lambda steps: f"steps{steps}")
+def demo(request, tmp_path_factory) -> tbkit.Logdir:
+    """The demo read back: a short one (as in the tests) and a long one (loss near its floor)."""
+    root = tmp_path_factory.mktemp(f"demo{request.param}")
+    write_demo_logdir(str(root), steps=request.param)
+    return tbkit.read(str(root))
+
+
+def _area(recall: np.ndarray, precision: np.ndarray) -> float:
+    """Area under the PR curve (trapezoids over recall; thresholds ascend, so recall descends)."""
+    return float(np.sum((recall[:-1] - recall[1:]) * (precision[:-1] + precision[1:]) / 2))
+
+
+def test_pr_curves_are_real_curves_that_improve(demo):
+    frame = demo.pr_curves()
+    assert sorted(set(frame["run"])) == RUN_NAMES
+    for run, curves in frame.groupby("run"):
+        curves = curves.sort_values("step")
+        assert len(curves) >= 2, run
+        areas = []
+        for _, row in curves.iterrows():
+            precision, recall = row["precision"], row["recall"]
+            # Points off the curve's edges: neither all nor none of the positives found, and
+            # precision neither chance nor perfect. A perfect classifier has none of these.
+            inside = (recall > 0) & (recall < 1) & (precision > 0.55) & (precision < 0.99)
+            assert len(np.unique(np.round(precision[inside], 6))) >= 5, (run, row["step"])
+            assert len(np.unique(np.round(recall[inside], 6))) >= 5, (run, row["step"])
+            areas.append(_area(recall, precision))
+        assert all(0.5 < a < 0.99 for a in areas), (run, areas)
+        assert all(later > areas[0] for later in areas[1:]), (run, areas)
