@@ -13,6 +13,7 @@ __all__ = [
     "InvalidArgumentError",
     "MissingDependencyError",
     "NotFoundError",
+    "PathNotFoundError",
     "StorageError",
     "TbkitError",
     "WriterClosedError",
@@ -96,6 +97,18 @@ class NotFoundError(TbkitError, LookupError):
     """A run, tag, blob or file that was asked for does not exist."""
 
     http_code = 404
+
+
+class PathNotFoundError(NotFoundError, FileNotFoundError):
+    """A log directory or file that was asked for does not exist.
+
+    Attributes:
+        path: The missing path or URL.
+    """
+
+    def __init__(self, message: str, *, path: str) -> None:
+        super().__init__(f"{message}: {path}")
+        self.path = path
 
 
 class MissingDependencyError(TbkitError, ImportError):

@@ -39,3 +39,18 @@ def test_import_pulls_in_no_server_dataframe_or_framework() -> None:
         "PIL",
     }
     assert not (loaded & heavy), sorted(loaded & heavy)
+
+
+def test_errors_all_is_sorted_and_lists_every_error_class() -> None:
+    from tbkit import errors
+
+    assert errors.__all__ == sorted(errors.__all__)
+    classes = {
+        name
+        for name, value in vars(errors).items()
+        if isinstance(value, type)
+        and issubclass(value, BaseException)
+        and value.__module__ == errors.__name__
+    }
+    assert set(errors.__all__) == classes
+    assert "PathNotFoundError" in classes

@@ -5,6 +5,9 @@ the logdir itself). Event files are files whose name contains ``tfevents``; a ru
 files are listed in name order. Hidden directories (name starting with ``.``) are
 skipped. All access goes through :mod:`tbkit.record.storage`.
 
+A logdir that is itself a file is one run named ``.`` holding that file (``tbkit.read`` of
+one event file); :func:`looks_like_event_file` tells whether a file is one.
+
 A directory holding profiler traces but no event files is a run too (with no event
 files), as the profile viewers show it: ``torch.profiler.tensorboard_trace_handler``'s
 ``<run>/<worker>.<timestamp>.pt.trace.json[.gz]`` and
@@ -18,8 +21,9 @@ import re
 
 from tbkit.errors import StorageError
 from tbkit.record import storage
+from tbkit.record.framing import HEADER_SIZE, Status, parse_record
 
-__all__ = ["discover_runs", "is_event_file"]
+__all__ = ["discover_runs", "is_event_file", "looks_like_event_file"]
 
 _MAX_DEPTH = 64
 _TORCH_TRACE = re.compile(r"\.\d+\.pt\.trace\.json(\.gz)?$")
@@ -41,8 +45,25 @@ def is_event_file(name: str) -> bool:
     return "tfevents" in name
 
 
+def looks_like_event_file(path: str) -> bool:
+    """True if the file at ``path`` is named like an event file or starts with a TFRecord header.
+
+    The header test reads 12 bytes: a length whose masked CRC-32C checks out, as every record
+    of an event file starts (so a renamed event file is recognised, a text file is not).
+
+    Raises:
+        StorageError: The file cannot be read.
+    """
+    if is_event_file(path.replace("\\", "/").rsplit("/", 1)[-1]):
+        return True
+    head = storage.read_bytes(path, 0, HEADER_SIZE)
+    return len(head) == HEADER_SIZE and parse_record(head, 0).status is Status.PARTIAL
+
+
 def discover_runs(logdir: str) -> dict[str, list[str]]:
     """``{run name: [event file paths, in name order]}`` for every run under ``logdir``.
+
+    A ``logdir`` that is a file gives ``{".": [logdir]}``, whatever its name.
 
     Example:
         >>> discover_runs("memory://no/such/dir")
@@ -55,6 +76,8 @@ def discover_runs(logdir: str) -> dict[str, list[str]]:
         try:
             entries = storage.listdir(path)
         except (StorageError, FileNotFoundError):
+            if depth == 0 and storage.is_file(path):
+                return {".": [path]}
             continue
         files = [storage.join(path, e) for e, is_dir in entries if not is_dir and is_event_file(e)]
         if files:

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from tbkit.errors import DataError, InvalidArgumentError, PathNotFoundError, StorageError
 from tbkit.plugins import registry
 from tbkit.reader import file_frames, frames, rich_frames
+from tbkit.reader.discovery import looks_like_event_file
 from tbkit.reader.index import LogdirIndex, LogdirProvider, NameSpec
+from tbkit.record import storage
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Logdir", "read"]
+__all__ = ["Logdir", "checked_logdir", "read"]
 
 _KINDS = (
     "scalars",
@@ -43,21 +47,74 @@ def _copy_on_write() -> bool:
     return major >= 3 or pd.options.mode.copy_on_write is True
 
 
+def checked_logdir(logdir: object) -> str:
+    """``logdir`` as a string, once it names an existing directory, event file or URL.
+
+    Raises:
+        InvalidArgumentError: ``logdir`` is not a path (``None``, a number ...) or is empty.
+        PathNotFoundError: Nothing exists at ``logdir``.
+        DataError: ``logdir`` is a file that is not an event file.
+        StorageError: ``logdir`` cannot be looked at (permissions, network ...).
+    """
+    if isinstance(logdir, os.PathLike):
+        logdir = os.fspath(logdir)
+    if isinstance(logdir, bytes):
+        logdir = os.fsdecode(logdir)
+    if not isinstance(logdir, str):
+        raise InvalidArgumentError(
+            f"logdir must be a path or an fsspec URL (str or os.PathLike), "
+            f"got {logdir!r} of type {type(logdir).__name__}"
+        )
+    if not logdir:
+        raise InvalidArgumentError("logdir is empty (''): give a directory, an event file or an fsspec URL")
+    try:
+        found = storage.exists(logdir)
+    except ValueError as exc:  # fsspec: an unknown protocol
+        raise InvalidArgumentError(f"logdir {logdir!r} cannot be opened: {exc}") from exc
+    except OSError as exc:
+        raise StorageError(f"cannot look at log directory ({exc})", path=logdir) from exc
+    if not found:
+        raise PathNotFoundError("no such log directory or event file", path=logdir)
+    if storage.is_file(logdir) and not looks_like_event_file(logdir):
+        raise DataError(
+            "not an event file: its name has no 'tfevents' and it does not start with a TFRecord",
+            path=logdir,
+        )
+    return logdir
+
+
 def read(
-    logdir: str, *, runs: NameSpec = None, tags: NameSpec = None, purge_orphaned_data: bool = True
+    logdir: str | os.PathLike[str],
+    *,
+    runs: NameSpec = None,
+    tags: NameSpec = None,
+    purge_orphaned_data: bool = True,
 ) -> Logdir:
     """Open a logdir for reading: discovers runs now, reads data on first use.
 
+    ``logdir`` may also be one event file: it is read as a logdir with one run, ``.`` (the
+    name a run gets when its event files lie in the logdir itself), and only that file is
+    read (not the other files beside it).
+
     Args:
-        logdir: Local path or fsspec URL (``memory://``, ``s3://`` ...).
+        logdir: Local path or fsspec URL (``memory://``, ``s3://`` ...) of a log directory
+            or of one event file.
         runs: Only runs whose name fully matches this regex, or is in this list.
         tags: Only tags whose name fully matches this regex, or is in this list.
         purge_orphaned_data: Drop points orphaned by a restart (``SessionLog.START``), as
             TensorBoard does by default.
 
+    Raises:
+        InvalidArgumentError: ``logdir`` is not a path (``None``, a number ...) or is empty.
+        PathNotFoundError: Nothing exists at ``logdir`` (a :class:`FileNotFoundError` too).
+        DataError: ``logdir`` is a file that is not an event file (its name has no
+            ``tfevents`` and it does not start with a TFRecord).
+
     Example:
         >>> df = read("runs").scalars()  # doctest: +SKIP
         >>> df.groupby(["run", "tag"], observed=True)["value"].last()  # doctest: +SKIP
+        >>> read("runs/train/events.out.tfevents.1700000000.host.1.0").runs()["run"]  # doctest: +SKIP
+        0    .
     """
     return Logdir(logdir, runs=runs, tags=tags, purge_orphaned_data=purge_orphaned_data)
 
@@ -65,15 +122,23 @@ def read(
 class Logdir:
     """The runs and series of one logdir, as long-format pandas frames.
 
-    Every frame has categorical ``run`` and ``tag``, int64 ``step`` and float64
+    ``logdir`` is a directory or one event file (see :func:`read`, which checks it the same
+    way). Every frame has categorical ``run`` and ``tag``, int64 ``step`` and float64
     ``wall_time`` columns; frames are cached until :meth:`reload` finds new data, and
     each call returns a shallow copy (changing it never changes the cache).
     """
 
     def __init__(
-        self, logdir: str, *, runs: NameSpec = None, tags: NameSpec = None, purge_orphaned_data: bool = True
+        self,
+        logdir: str | os.PathLike[str],
+        *,
+        runs: NameSpec = None,
+        tags: NameSpec = None,
+        purge_orphaned_data: bool = True,
     ) -> None:
-        self._index = LogdirIndex(logdir, runs=runs, tags=tags, purge_orphaned_data=purge_orphaned_data)
+        self._index = LogdirIndex(
+            checked_logdir(logdir), runs=runs, tags=tags, purge_orphaned_data=purge_orphaned_data
+        )
         self._index.discover()
         self._provider = LogdirProvider(self._index)
         self._cache: dict[tuple[Any, ...], Any] = {}
@@ -85,7 +150,7 @@ class Logdir:
 
     @property
     def path(self) -> str:
-        """The logdir."""
+        """The logdir (or the event file it was opened on)."""
         return self._index.logdir
 
     @property

@@ -6,6 +6,7 @@ protocol (``memory://``, ``s3://``, ``gs://`` ...) goes through fsspec, imported
 
 from __future__ import annotations
 
+import errno
 import os
 import posixpath
 import threading
@@ -95,13 +96,32 @@ def listdir(path: str) -> list[tuple[str, bool]]:
             with os.scandir(_local(path)) as it:
                 return sorted((e.name, e.is_dir()) for e in it)
         fs, p = _fs(path)
+        infos = fs.ls(p, detail=True)
+        if len(infos) == 1 and infos[0].get("type") != "directory" and _same(infos[0]["name"], p):
+            # fsspec lists a file as itself; a file is not a directory, as on local disks
+            raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), path)
         out = []
-        for info in fs.ls(p, detail=True):
+        for info in infos:
             name = posixpath.basename(info["name"].rstrip("/"))
             out.append((name, info.get("type") == "directory"))
         return sorted(out)
     except OSError as exc:
         raise StorageError(f"cannot list directory ({exc.strerror or exc})", path=path) from exc
+
+
+def _same(name: str, path: str) -> bool:
+    return name.rstrip("/") == path.rstrip("/")
+
+
+def is_file(path: str) -> bool:
+    """True if ``path`` is a file (False for a directory, or when nothing is there)."""
+    try:
+        if is_local(path):
+            return os.path.isfile(_local(path))
+        fs, p = _fs(path)
+        return bool(fs.isfile(p))
+    except OSError:
+        return False
 
 
 def exists(path: str) -> bool:

@@ -24,3 +24,11 @@ def test_event_file_runs_and_trace_only_runs(tmp_path: Path) -> None:
     assert found["."] == found["tb/prof"] == found["torch"] == []
     assert len(found["events"]) == 1
     assert set(tbkit.read(str(tmp_path)).traces()["run"]) == {".", "tb/prof", "torch"}
+
+
+def test_a_logdir_that_is_a_file_is_one_run_named_dot(tmp_path: Path) -> None:
+    with tbkit.SummaryWriter(str(tmp_path)) as w:
+        w.add_scalar("x", 1.0, 0)
+    (path,) = tmp_path.iterdir()
+    assert discover_runs(str(path)) == {".": [str(path)]}
+    assert discover_runs(str(tmp_path / "missing")) == {}

@@ -370,6 +370,7 @@ def test_trace_statistics_and_a_trace_that_is_not_json(tmp_path):
     assert [f.path for f in files["run"]] == ["plugins/profile/s1/w0.pt.trace.json.gz",
                                               "plugins/profile/s1/w1.pt.trace.json.gz"]  # fmt: skip
     assert "profile" in ld.provider.list_plugins()  # a plugin with files but no series has data
+    (tmp_path / "nothing").mkdir()  # an existing logdir without data (a missing one raises)
     assert "profile" not in tbkit.read(str(tmp_path / "nothing")).provider.list_plugins()
 
 

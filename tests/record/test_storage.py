@@ -139,3 +139,21 @@ def test_read_bytes_sees_appended_data(base: str) -> None:
     else:
         _write(path, b"firstsecond")
     assert storage.read_bytes(path, len(b"first")) == b"second"
+
+
+def test_listdir_of_a_file_raises_storage_error_like_a_local_disk(base: str) -> None:
+    # fsspec's ls() of a file answers the file itself; listing it must fail as on a local disk.
+    path = storage.join(base, "events.out.tfevents.1")
+    _write(path, b"x")
+    with pytest.raises(StorageError) as info:
+        storage.listdir(path)
+    assert info.value.path == path
+
+
+def test_is_file(base: str) -> None:
+    path = storage.join(base, "f.bin")
+    _write(path, b"x")
+    storage.makedirs(storage.join(base, "d"))
+    assert storage.is_file(path)
+    assert not storage.is_file(storage.join(base, "d"))
+    assert not storage.is_file(storage.join(base, "missing"))
