@@ -198,6 +198,15 @@ class DataProvider(abc.ABC):
         """A human-readable description of where the data come from."""
         return ""
 
+    def data_locations(self) -> list[tuple[str, str]]:
+        """Where the data come from, as ``(name, location)`` pairs (a name may be ``""``).
+
+        The default is :meth:`data_location` unnamed (nothing when it is empty); a
+        provider over several named logdirs lists each.
+        """
+        location = self.data_location()
+        return [("", location)] if location else []
+
     @abc.abstractmethod
     def list_plugins(self) -> list[str]:
         """Names of the plugins that own at least one series (or, file-based, one plugin file)."""

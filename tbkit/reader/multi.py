@@ -77,6 +77,9 @@ class MultiLogdirProvider(SeriesProvider):
             return self.logdirs[0][1]
         return ",".join(f"{name}:{path}" for name, path in self.logdirs)
 
+    def data_locations(self) -> list[tuple[str, str]]:
+        return list(self.logdirs)
+
     def discover(self) -> list[str]:
         """Find the runs of every logdir (reads no data); returns the names of new runs."""
         new = []

@@ -207,6 +207,7 @@ def create_app(
         return _web.json_response(
             {
                 "data_location": provider.data_location(),
+                "logdirs": [{"name": name, "path": path} for name, path in provider.data_locations()],
                 "window_title": app.extensions[_web.EXTENSION].window_title,
                 "version": __version__,
                 "reload_interval": state.interval,

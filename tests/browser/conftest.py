@@ -120,22 +120,37 @@ class Served:
         return f"http://127.0.0.1:{self.handle.port}{prefix}"
 
 
-def _start_server(logdir: Path, reload_interval: float, **options: Any) -> Any:
-    """The real server, as ``tbkit serve`` builds it, on 127.0.0.1 port 0 in a thread."""
+def _start_server(
+    logdir: Path, reload_interval: float, logdirs: list[tuple[str, str]] | None = None, **options: Any
+) -> Any:
+    """The real server, as ``tbkit serve`` builds it, on 127.0.0.1 port 0 in a thread.
+
+    ``logdirs`` (``(name, path)`` pairs, as ``--logdir_spec``) replaces ``logdir`` when given.
+    """
     from tbkit.reader.multi import MultiLogdirProvider
     from tbkit.server.serve import start
 
-    provider = MultiLogdirProvider([("", str(logdir))])
+    provider = MultiLogdirProvider(logdirs or [("", str(logdir))])
     return start(provider, host="127.0.0.1", port=0, reload_interval=reload_interval, **options)
 
 
 @pytest.fixture
 def serve() -> Iterator[Callable[..., Served]]:
-    """A factory: ``serve(logdir, reload_interval=0, wait=True)`` starts the tbkit server in this process."""
+    """A factory: ``serve(logdir, reload_interval=0, wait=True)`` starts the tbkit server in this process.
+
+    ``logdirs=[(name, path), ...]`` serves those logdirs instead of ``logdir`` (``--logdir_spec``).
+    """
     started: list[Any] = []
 
-    def start(logdir: Path, reload_interval: float = 0, *, wait: bool = True, **options: Any) -> Served:
-        handle = _start_server(Path(logdir), reload_interval, **options)
+    def start(
+        logdir: Path,
+        reload_interval: float = 0,
+        *,
+        wait: bool = True,
+        logdirs: list[tuple[str, str]] | None = None,
+        **options: Any,
+    ) -> Served:
+        handle = _start_server(Path(logdir), reload_interval, logdirs, **options)
         started.append(handle)
         assert handle.host == "127.0.0.1" and handle.port > 0
         served = Served(handle, Path(logdir))

@@ -52,6 +52,30 @@ def test_environment(tbkit_logdir: Path, make_client: Any) -> None:
     assert env["version"] == tbkit.__version__
     assert env["static_url"].startswith("/static/v")
     assert env["plotly_url"] == env["static_url"] + "/vendor/plotly.min.js"
+    assert env["logdirs"] == [{"name": "", "path": str(tbkit_logdir)}]
+
+
+def test_environment_lists_every_named_logdir(tmp_path: Path) -> None:
+    from tbkit.reader.multi import MultiLogdirProvider
+
+    logdirs = [("a", str(tmp_path / "one")), ("<b>", str(tmp_path / "two,three"))]
+    env = create_app(MultiLogdirProvider(logdirs)).test_client().get("/data/environment").json
+    assert env["logdirs"] == [{"name": n, "path": p} for n, p in logdirs]
+    assert env["data_location"] == ",".join(f"{n}:{p}" for n, p in logdirs)
+    unnamed = MultiLogdirProvider([("", str(tmp_path))])
+    assert create_app(unnamed).test_client().get("/data/environment").json["logdirs"] == [
+        {"name": "", "path": str(tmp_path)}
+    ]
+
+
+def test_environment_logdirs_of_a_provider_without_a_location() -> None:
+    class Nowhere(InMemoryProvider):
+        def data_location(self) -> str:
+            return ""
+
+    assert create_app(Nowhere({})).test_client().get("/data/environment").json["logdirs"] == []
+    memory = create_app(InMemoryProvider({})).test_client().get("/data/environment").json
+    assert memory["logdirs"] == [{"name": "", "path": "memory"}]
 
 
 def test_tags_lists_every_series_with_its_plugin(client: Any) -> None:

@@ -195,7 +195,7 @@ async function start() {
   }
   if (env.window_title) document.title = env.window_title;
   document.getElementById("brand").title = env.data_location ? "Logdir: " + env.data_location : "";
-  mountRunSelector(document.getElementById("sidebar"), runs);
+  mountRunSelector(document.getElementById("sidebar"), runs, Array.isArray(env.logdirs) ? env.logdirs : []);
   try {
     const state = await api.getJSON("data/reload_state");
     generation = state.generation;

@@ -87,8 +87,39 @@ export class RunStore extends EventTarget {
   }
 }
 
-/** Render the sidebar run selector into `root`; re-renders on store changes. */
-export function mountRunSelector(root, runStore) {
+const PATH_CHARS = 34; // a longer logdir path shows its tail ("…/exp/logs"); the tooltip has it all
+
+/** `path`, or its last `/`-separated parts after "…" when it is longer than PATH_CHARS. */
+export function shortPath(path, limit = PATH_CHARS) {
+  if (path.length <= limit) return path;
+  const tail = path.slice(path.length - (limit - 1));
+  const cut = tail.indexOf("/");
+  return "…" + (cut > 0 && cut < tail.length - 1 ? tail.slice(cut) : tail);
+}
+
+/**
+ * The logdirs served (`/data/environment`'s `logdirs`), as text only: "Logdir: path", or one
+ * "name: path" line each under "Logdirs"; every line's tooltip is its full path.
+ */
+function logdirBlock(logdirs) {
+  if (!logdirs.length) return null;
+  const items = logdirs.map(({ name, path }) =>
+    el(
+      "li",
+      { class: "logdir", title: name ? `${name}: ${path}` : path, dataset: { name, path } },
+      name ? el("span", { class: "logdir-name", text: name + ": " }) : null,
+      el("span", { class: "logdir-path", text: shortPath(path) }),
+    ),
+  );
+  const label = el("span", { class: "logdir-label", text: logdirs.length > 1 ? "Logdirs" : "Logdir" });
+  return el("div", { class: "logdirs", dataset: { count: String(logdirs.length) } }, label, el("ul", { role: "list" }, items));
+}
+
+/**
+ * Render the sidebar run selector into `root` (under the logdirs it serves, when given);
+ * re-renders on store changes.
+ */
+export function mountRunSelector(root, runStore, logdirs = []) {
   const filterInput = el("input", {
     type: "search",
     class: "run-filter",
@@ -103,6 +134,7 @@ export function mountRunSelector(root, runStore) {
   const noneBtn = el("button", { type: "button", class: "small", text: "None", title: "Deselect every run shown" });
   clear(root).append(
     el("div", { class: "sidebar-title" }, el("span", { text: "Runs" }), count),
+    ...[logdirBlock(logdirs)].filter(Boolean),
     filterInput,
     el("div", { class: "run-actions" }, allBtn, noneBtn),
     list,
