@@ -180,7 +180,7 @@ def _write_parquet(frame: pd.DataFrame, path: str, bar: Progress) -> None:
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError as exc:
-        raise MissingDependencyError("pyarrow", extra="parquet", feature="Parquet export") from exc
+        raise MissingDependencyError("pyarrow", feature="Parquet export") from exc
     table = pa.table({name: _arrow_column(frame[name]) for name in frame.columns})
     with pq.ParquetWriter(path, table.schema) as writer:
         for lo in range(0, max(len(table), 1), CHUNK_ROWS):

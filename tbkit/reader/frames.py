@@ -245,7 +245,7 @@ def export_frame(frame: pd.DataFrame, path: str, fmt: str, **kwargs: Any) -> Non
         try:
             out.to_parquet(path, index=False, **kwargs)
         except ImportError as exc:
-            raise MissingDependencyError("pyarrow", extra="parquet", feature="Parquet export") from exc
+            raise MissingDependencyError("pyarrow", feature="Parquet export") from exc
     elif fmt == "csv":
         out.to_csv(path, index=False, **kwargs)
     else:
