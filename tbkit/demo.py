@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 
@@ -16,6 +17,8 @@ EMBEDDING_DIM = 16
 CLASSES = ("cat", "dog", "bird")
 BAND_TAGS = ("train/loss_band/lower", "train/loss_band/upper")
 PR_EXAMPLES = 400
+BATCHES = 8  # batches per logged step
+BATCH_NOISE = 0.25  # log-normal spread of a batch's loss about the trend
 
 
 def _loss_trend(lr: float, step: int) -> float:
@@ -75,9 +78,15 @@ def write_demo_logdir(logdir: str, *, steps: int = 200, seed: int = 0) -> dict[s
         tags: list[str] = []
         with SummaryWriter(storage.join(logdir, run)) as w:
             for step in range(steps):
-                loss = _loss_trend(lr, step) + 0.05 * rng.standard_normal()
-                w.add_scalar("train/loss", loss, step)
-                w.add_scalar("train/accuracy", 1 - loss / 2, step)
+                # The step's loss is the mean over its batches (each a positive loss about the
+                # trend); the margin chart's band is their spread, at the same step and wall time.
+                batches = _loss_trend(lr, step) * np.exp(BATCH_NOISE * rng.standard_normal(BATCHES))
+                loss, spread = float(batches.mean()), float(batches.std())
+                wall = time.time()
+                w.add_scalar("train/loss", loss, step, walltime=wall)
+                w.add_scalar(BAND_TAGS[0], loss - spread, step, walltime=wall)
+                w.add_scalar(BAND_TAGS[1], loss + spread, step, walltime=wall)
+                w.add_scalar("train/accuracy", min(1.0, max(0.0, 1 - loss / 2)), step, walltime=wall)
                 if step % 20 == 0:
                     w.add_histogram("weights/layer1", rng.normal(0, 1 + step / steps, 2000), step)
                     w.add_image("samples/noise", rng.random((3, 32, 32)), step)
@@ -109,16 +118,11 @@ def _write_rich(w: SummaryWriter, rng: np.random.Generator, lr: float, steps: in
     embedding and a profiler trace."""
     last = steps - 1
     final_loss = _loss_trend(lr, last)
-    for step in range(0, steps, max(1, steps // 10)):
-        band = 0.1 * math.exp(-step / steps)
-        value = _loss_trend(lr, step)
-        w.add_scalar(BAND_TAGS[0], value - band, step)
-        w.add_scalar(BAND_TAGS[1], value + band, step)
     w.add_custom_scalars(
         {
             "training": {
                 "losses": ["Multiline", [r"train/loss.*"]],
-                "loss with band": ["Margin", ["train/loss", *BAND_TAGS]],
+                "loss ± batch std": ["Margin", ["train/loss", *BAND_TAGS]],
             }
         }
     )

@@ -1,5 +1,5 @@
 """The demo logdir holds every kind, each readable through ``tbkit.read``, and each chart shows
-what it claims: real PR curves that improve."""
+what it claims: real PR curves that improve, margin bands TensorBoard can draw, sane metrics."""
 
 from __future__ import annotations
 
@@ -61,3 +61,41 @@ def test_pr_curves_are_real_curves_that_improve(demo):
             areas.append(_area(recall, precision))
         assert all(0.5 < a < 0.99 for a in areas), (run, areas)
         assert all(later > areas[0] for later in areas[1:]), (run, areas)
+
+
+def _margin_charts(demo: tbkit.Logdir) -> list[list[str]]:
+    charts = [
+        tags
+        for layout in demo.custom_scalars()["layout"]
+        for category in layout.values()
+        for kind, tags in category.values()
+        if kind == "Margin"
+    ]
+    assert charts, "the demo's layout has a margin chart"
+    return charts
+
+
+def test_margin_tags_share_steps_and_wall_times(demo):
+    scalars = demo.scalars()
+    for value, lower, upper in _margin_charts(demo):
+        for run in RUN_NAMES:
+            series = {
+                tag: scalars[(scalars["run"] == run) & (scalars["tag"] == tag)].sort_values("step")
+                for tag in (value, lower, upper)
+            }
+            steps = {tag: s["step"].tolist() for tag, s in series.items()}
+            assert steps[value], (run, value)
+            assert steps[lower] == steps[value] == steps[upper], run  # TensorBoard's margin check
+            walls = {tag: s["wall_time"].tolist() for tag, s in series.items()}
+            assert walls[lower] == walls[value] == walls[upper], run
+            v, lo, hi = (series[tag]["value"].to_numpy() for tag in (value, lower, upper))
+            assert np.all(lo < v) and np.all(v < hi), run  # the band is around its value
+
+
+def test_loss_and_accuracy_stay_in_range(demo):
+    scalars = demo.scalars()
+    loss = scalars[scalars["tag"] == "train/loss"]["value"]
+    accuracy = scalars[scalars["tag"] == "train/accuracy"]["value"]
+    assert len(loss) > 0 and len(accuracy) > 0
+    assert loss.min() > 0  # a cross-entropy is never negative
+    assert accuracy.min() >= 0 and accuracy.max() <= 1
