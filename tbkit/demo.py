@@ -63,6 +63,15 @@ def _demo_trace(lr: float) -> dict:
     return {"traceEvents": events, "displayTimeUnit": "ms"}
 
 
+def _confusion(rng: np.random.Generator, lr: float, step: int, per_class: int = 100) -> np.ndarray:
+    """A confusion matrix over ``CLASSES`` (rows true, columns predicted) at the run's accuracy."""
+    accuracy = 1 - _loss_trend(lr, step) / 2
+    n = len(CLASSES)
+    probs = np.full((n, n), (1 - accuracy) / (n - 1))
+    np.fill_diagonal(probs, accuracy)
+    return np.stack([rng.multinomial(per_class, row) for row in probs])
+
+
 def write_demo_logdir(logdir: str, *, steps: int = 200, seed: int = 0) -> dict[str, list[str]]:
     """Write three demo runs with every kind: scalars to meshes, graphs, embeddings and traces.
 
@@ -95,7 +104,7 @@ def write_demo_logdir(logdir: str, *, steps: int = 200, seed: int = 0) -> dict[s
                         "audio/tone", 0.5 * np.sin(2 * math.pi * (220 + step) * t), step, sample_rate=8000
                     )
                     w.add_text("notes", f"step **{step}**, learning rate `{lr}`", step)
-            w.add_tensor("final/confusion", rng.integers(0, 100, (3, 3)), steps)
+            w.add_tensor("final/confusion", _confusion(rng, lr, steps - 1), steps)
             _write_rich(w, rng, lr, steps)
             tags = [
                 "train/loss",

@@ -99,3 +99,16 @@ def test_loss_and_accuracy_stay_in_range(demo):
     assert len(loss) > 0 and len(accuracy) > 0
     assert loss.min() > 0  # a cross-entropy is never negative
     assert accuracy.min() >= 0 and accuracy.max() <= 1
+
+
+def test_confusion_matrix_is_a_trained_classifiers(demo):
+    tensors = demo.tensors()
+    confusion = {
+        row["run"]: row["value"] for _, row in tensors[tensors["tag"] == "final/confusion"].iterrows()
+    }
+    assert sorted(confusion) == RUN_NAMES
+    for run, matrix in confusion.items():
+        assert matrix.shape == (len(CLASSES), len(CLASSES)), run
+        assert np.all(matrix.argmax(axis=1) == np.arange(len(CLASSES))), (run, matrix)  # mostly right
+    accuracy = {run: np.trace(m) / m.sum() for run, m in confusion.items()}
+    assert accuracy["lr_0.1"] > accuracy["lr_0.01"], accuracy  # the faster learner is the better one
