@@ -3,7 +3,10 @@
 ``inspect``, ``export`` and ``report`` live in :mod:`tbkit.commands` (arguments in
 :mod:`tbkit.commands.cli_args`).
 
-Exit codes: 0 success, 1 failure (one line on stderr), 2 usage error.
+Exit codes: 0 success, 1 failure, 2 usage error. A known failure (a
+:class:`~tbkit.errors.TbkitError` or an ``OSError``: a missing logdir, a busy port ...) prints
+one line on stderr; anything else is a bug and prints its type, its message and a hint to
+rerun with ``--debug``, which shows the traceback of any failure.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+import traceback
 from collections.abc import Sequence
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -79,7 +83,9 @@ def _add_server_flags(parser: argparse.ArgumentParser) -> None:
 
 def _host(args: argparse.Namespace) -> str:
     if args.bind_all and args.host:
-        raise ValueError("give --host or --bind_all, not both")
+        from tbkit.errors import InvalidArgumentError
+
+        raise InvalidArgumentError("give --host or --bind_all, not both")
     return "0.0.0.0" if args.bind_all else (args.host or "localhost")
 
 
@@ -123,9 +129,13 @@ def _demo(args: argparse.Namespace) -> int:
     return _run_server(args, [("", logdir)])
 
 
+_DEBUG_HELP = "on failure, print the full traceback (give it when reporting a bug)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``tbkit`` command."""
     parser = argparse.ArgumentParser(prog="tbkit", description="Write, read and serve TensorBoard logs.")
+    parser.add_argument("--debug", action="store_true", help=_DEBUG_HELP)
     sub = parser.add_subparsers(dest="command", required=True)
 
     serve = sub.add_parser(
@@ -150,19 +160,48 @@ def build_parser() -> argparse.ArgumentParser:
     from tbkit.commands.cli_args import add_commands
 
     add_commands(sub)
+    for command in sub.choices.values():  # --debug after the command name works too
+        command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=_DEBUG_HELP)
     return parser
 
 
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
+
+
+def _report(exc: Exception, debug: bool) -> None:
+    """Print ``exc`` to stderr: one line when it is a known failure, a bug report otherwise."""
+    from tbkit.errors import TbkitError
+
+    if debug:
+        traceback.print_exception(exc, file=sys.stderr)
+    if isinstance(exc, TbkitError | OSError):
+        print(f"tbkit: error: {_one_line(exc) or type(exc).__name__}", file=sys.stderr)
+        return
+    message = _one_line(exc)
+    print(f"tbkit: error: {type(exc).__name__}{': ' + message if message else ''}", file=sys.stderr)
+    if not debug:
+        print(
+            "tbkit: this is probably a bug in tbkit; rerun with --debug to see the traceback "
+            "(and include it when you report the bug)",
+            file=sys.stderr,
+        )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the ``tbkit`` command; returns the exit code (0 ok, 1 failure, 2 usage)."""
+    """Run the ``tbkit`` command; returns the exit code (0 ok, 1 failure, 2 usage).
+
+    Example:
+        >>> main(["inspect", "--logdir", "runs"])  # doctest: +SKIP
+        0
+    """
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
     except KeyboardInterrupt:
         return 0
-    except Exception as exc:  # one line to stderr, exit code 1
-        message = " ".join(str(exc).split()) or type(exc).__name__
-        print(f"tbkit: error: {message}", file=sys.stderr)
+    except Exception as exc:
+        _report(exc, bool(args.debug))
         return 1
 
 

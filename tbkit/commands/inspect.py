@@ -240,10 +240,10 @@ def format_text(digest: dict[str, Any]) -> str:
         else:
             lines.append("  (no data)")
         for entry in run["session_log"]:
-            note = f" (a reader drops {entry['orphaned']} earlier point(s) with step >= {entry['step']})"
-            lines.append(f"  session log {entry['status']} at step {entry['step']}" + (
-                note if entry.get("orphaned") else ""
-            ))  # fmt: skip
+            line = f"  session log {entry['status']} at step {entry['step']}"
+            if entry.get("orphaned"):  # START only: STOP and CHECKPOINT drop nothing
+                line += f" (a reader drops {entry['orphaned']} earlier point(s) with step >= {entry['step']})"
+            lines.append(line)
     problems = digest["problems"]
     lines.append("")
     if problems:

@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 
 import tbkit
+from tbkit.proto import event_pb2, graph_pb2, summary_pb2
+from tbkit.record.framing import encode_record
 from tests.cli._logdirs import run_tbkit
 
 pytestmark = pytest.mark.filterwarnings("ignore:tbkit. corrupt record:RuntimeWarning")
@@ -123,3 +125,69 @@ def test_errors_exit_1_with_one_line_and_usage_exit_2(tmp_path: Path) -> None:
     assert usage.returncode == 2 and "--logdir" in usage.stderr
     bad_regex = run_tbkit("inspect", "--logdir", str(tmp_path), "--runs", "(")
     assert bad_regex.returncode == 1 and bad_regex.stderr.count("\n") == 1
+
+
+def _every_event_kind(run_dir: Path) -> Path:
+    """One event file holding each ``Event.what`` of event.proto, and each ``SessionLog`` status."""
+    graph = graph_pb2.GraphDef(node=[graph_pb2.NodeDef(name="x", op="Placeholder")])
+    meta_graph = b"\x12" + bytes([graph.ByteSize()]) + graph.SerializeToString()  # MetaGraphDef.graph_def
+    log = event_pb2.SessionLog
+    loss = summary_pb2.Summary(value=[summary_pb2.Summary.Value(tag="loss", simple_value=0.5)])
+    events = [
+        event_pb2.Event(wall_time=1.0, file_version="brain.Event:2"),
+        event_pb2.Event(wall_time=2.0, step=0, graph_def=graph.SerializeToString()),
+        event_pb2.Event(wall_time=3.0, step=1, session_log=log(status=log.START, msg="started")),
+        event_pb2.Event(wall_time=4.0, step=1, summary=loss),
+        event_pb2.Event(
+            wall_time=5.0,
+            step=1,
+            log_message=event_pb2.LogMessage(level=event_pb2.LogMessage.WARN, message="a warning"),
+        ),
+        event_pb2.Event(
+            wall_time=6.0, step=2, session_log=log(status=log.CHECKPOINT, checkpoint_path="/ckpt")
+        ),
+        event_pb2.Event(
+            wall_time=7.0,
+            step=2,
+            tagged_run_metadata=event_pb2.TaggedRunMetadata(tag="step2", run_metadata=b""),
+        ),
+        event_pb2.Event(wall_time=8.0, step=3, meta_graph_def=meta_graph),
+        event_pb2.Event(wall_time=9.0, step=3, summary=loss),
+        event_pb2.Event(wall_time=10.0, step=3, session_log=log(status=log.STOP)),
+    ]
+    every = {f.name for f in event_pb2.Event.DESCRIPTOR.oneofs_by_name["what"].fields}
+    assert {e.WhichOneof("what") for e in events} == every
+    assert {e.session_log.status for e in events if e.HasField("session_log")} == {
+        log.START,
+        log.STOP,
+        log.CHECKPOINT,
+    }
+    run_dir.mkdir(parents=True)
+    path = run_dir / "events.out.tfevents.1700000000.host.1.0"
+    path.write_bytes(b"".join(encode_record(e.SerializeToString()) for e in events))
+    return path
+
+
+def test_a_file_of_every_event_kind_is_inspected(tmp_path: Path) -> None:
+    # Regression: SessionLog STOP/CHECKPOINT beside LogMessage, TaggedRunMetadata and a graph
+    # crashed the text report with "tbkit: error: 'orphaned'" (a KeyError).
+    _every_event_kind(tmp_path / "run")
+    (run,) = _digest(tmp_path)["runs"]
+    tags = {t["tag"]: (t["plugin"], t["count"], t["first_step"], t["last_step"]) for t in run["tags"]}
+    assert tags == {
+        "__run_graph__": ("graphs", 1, 0, 0),
+        "loss": ("scalars", 2, 1, 3),
+        "step2": ("graph_tagged_run_metadata", 1, 2, 2),
+    }
+    logs = [(e["status"], e["step"], e.get("orphaned")) for e in run["session_log"]]
+    assert logs == [("START", 1, 0), ("CHECKPOINT", 2, None), ("STOP", 3, None)]
+    text = run_tbkit("inspect", "--logdir", str(tmp_path))
+    assert text.returncode == 0, text.stderr
+    assert text.stderr == ""
+    for line in (
+        "session log START at step 1",
+        "session log CHECKPOINT at step 2",
+        "session log STOP at step 3",
+    ):
+        assert f"  {line}\n" in text.stdout
+    assert "No problems found." in text.stdout
