@@ -90,14 +90,10 @@ def _host(args: argparse.Namespace) -> str:
 
 
 def _run_server(args: argparse.Namespace, logdirs: list[tuple[str, str]]) -> int:
-    from tbkit.record import storage
     from tbkit.server.serve import parse_samples_per_plugin, serve
 
     samples = parse_samples_per_plugin(args.samples_per_plugin)
-    for _, path in logdirs:
-        if "://" not in path and not storage.exists(path):
-            print(f"tbkit: note: {path} does not exist yet; runs appear once it does", file=sys.stderr)
-    return serve(
+    return serve(  # it warns about missing, file and empty logdirs
         logdirs,
         host=_host(args),
         port=args.port,

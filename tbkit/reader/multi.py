@@ -71,6 +71,7 @@ class MultiLogdirProvider(SeriesProvider):
         self._lock = threading.Lock()
         self._reload_lock = threading.Lock()
         self._runs: dict[str, _RunEntry] = {}
+        self._with_runs: set[int] = set()  # indexes into logdirs where discovery found a run
 
     def data_location(self) -> str:
         if len(self.logdirs) == 1 and not self.logdirs[0][0]:
@@ -83,8 +84,12 @@ class MultiLogdirProvider(SeriesProvider):
     def discover(self) -> list[str]:
         """Find the runs of every logdir (reads no data); returns the names of new runs."""
         new = []
-        for prefix, logdir in self.logdirs:
-            for run in discover_runs(logdir):
+        for number, (prefix, logdir) in enumerate(self.logdirs):
+            found = discover_runs(logdir)
+            if found:
+                with self._lock:
+                    self._with_runs.add(number)
+            for run in found:
                 name = _full_name(prefix, run)
                 with self._lock:
                     if name in self._runs:
@@ -95,6 +100,11 @@ class MultiLogdirProvider(SeriesProvider):
                     self._runs.setdefault(name, _RunEntry(LogdirProvider(index)))
                 new.append(name)
         return new
+
+    def empty_logdirs(self) -> list[tuple[str, str]]:
+        """The ``(name, path)`` logdirs in which discovery has found no run so far."""
+        with self._lock:
+            return [pair for number, pair in enumerate(self.logdirs) if number not in self._with_runs]
 
     def reload(self, progress: Callable[[], None] | None = None) -> int:
         """Discover new runs, then read the new bytes of every run, one run at a time.

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from tbkit.errors import InvalidArgumentError
@@ -82,11 +83,25 @@ def reload_provider(provider: Any, state: ReloadState | None = None) -> int:
 
 
 class Reloader:
-    """Reloads a provider in a daemon thread: at once, then every ``state.interval`` seconds."""
+    """Reloads a provider in a daemon thread: at once, then every ``state.interval`` seconds.
 
-    def __init__(self, provider: Any, state: ReloadState) -> None:
+    Args:
+        provider: The provider to reload.
+        state: The counters to update.
+        on_first_load: Called in the reload thread once the first reload succeeded.
+
+    Attributes:
+        first_load: Set once the first reload is over (failed or not) and ``on_first_load``
+            has returned.
+    """
+
+    def __init__(
+        self, provider: Any, state: ReloadState, on_first_load: Callable[[], None] | None = None
+    ) -> None:
         self.provider = provider
         self.state = state
+        self.on_first_load = on_first_load
+        self.first_load = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -98,10 +113,14 @@ class Reloader:
         while not self._stop.is_set():
             try:
                 self.reload_once()
+                if not self.first_load.is_set() and self.on_first_load is not None:
+                    self.on_first_load()
             except Exception:  # keep serving what was read; try again next time
                 _log.exception("tbkit: reload failed")
                 with self.state._lock:
                     self.state.loading = False
+            finally:
+                self.first_load.set()
             if self.state.interval <= 0:
                 return
             self._stop.wait(self.state.interval)
@@ -118,3 +137,5 @@ class Reloader:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout)
+        if self._thread is None or not self._thread.is_alive():
+            self.first_load.set()  # stopped before it ran: nobody waits forever

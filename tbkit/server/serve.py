@@ -21,8 +21,9 @@ import signal
 import socket
 import sys
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TextIO
 
 from waitress import wasyncore
@@ -31,12 +32,15 @@ from waitress.server import create_server
 from tbkit._memory import settle_heap
 from tbkit.errors import InvalidArgumentError, TbkitError
 from tbkit.provider import DataProvider
+from tbkit.record import storage
 from tbkit.server.app import create_app
 from tbkit.server.reload import Reloader, ReloadState
 
 __all__ = [
     "DEFAULT_PORT",
     "ServerHandle",
+    "empty_logdir_warnings",
+    "logdir_warnings",
     "parse_logdirs",
     "parse_samples_per_plugin",
     "serve",
@@ -111,6 +115,44 @@ def parse_logdirs(logdir: str | None = None, logdir_spec: str | None = None) -> 
             raise InvalidArgumentError(f"two log directories are named {name!r}; name them with name:path")
         out.append((name, path))
     return out
+
+
+def _named(name: str, path: str) -> str:
+    return f"{name}:{path}" if name else path
+
+
+def logdir_warnings(logdirs: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """``(path, warning)`` for each local logdir that does not exist or is a file.
+
+    A URL (``s3://...``) is not checked: object stores have no directories to miss.
+    ``tbkit serve`` prints each warning as one line and serves anyway, as TensorBoard does.
+
+    Example:
+        >>> logdir_warnings([("", "/no/such/dir")])[0][1]
+        'logdir /no/such/dir does not exist; serving anyway (runs appear once it is created)'
+    """
+    out = []
+    for name, path in logdirs:
+        if not storage.is_local(path):
+            continue
+        local = Path(path[len("file://") :] if path.startswith("file://") else path)
+        if local.is_file():
+            out.append((path, f"logdir {_named(name, path)} is a file, not a directory; serving anyway"))
+        elif not local.exists():
+            why = "does not exist; serving anyway (runs appear once it is created)"
+            out.append((path, f"logdir {_named(name, path)} {why}"))
+    return out
+
+
+def empty_logdir_warnings(empty: Sequence[tuple[str, str]], skip: Collection[str] = ()) -> list[str]:
+    """One warning per logdir in ``empty`` (the ``(name, path)`` pairs without runs), but ``skip``'s paths.
+
+    Example:
+        >>> empty_logdir_warnings([("", "/tmp/x")])
+        ['no event files found in logdir /tmp/x; serving anyway (runs appear as they are written)']
+    """
+    why = "serving anyway (runs appear as they are written)"
+    return [f"no event files found in logdir {_named(n, p)}; {why}" for n, p in empty if p not in skip]
 
 
 def _bind(host: str, port: int, search: bool) -> socket.socket:
@@ -197,6 +239,7 @@ def start(
     path_prefix: str = "",
     samples_per_plugin: Mapping[str, int | None] | None = None,
     threads: int = THREADS,
+    on_first_load: Callable[[], None] | None = None,
 ) -> ServerHandle:
     """Serve ``provider`` in a background thread; returns once the socket listens.
 
@@ -211,6 +254,7 @@ def start(
         path_prefix: Serve under this path.
         samples_per_plugin: Default points per series, by plugin (None: all).
         threads: Request worker threads.
+        on_first_load: Called in the reload thread once the first reload succeeded.
     """
     host = "127.0.0.1" if host == "localhost" else host
     settle_heap()  # before the request and reload threads start
@@ -240,7 +284,7 @@ def start(
     prefix = app.extensions["tbkit"].path_prefix
     handle = ServerHandle(f"http://{_display_host(host)}:{bound}{prefix}/", host, bound, app, _server=server)
     if reload_interval is not None:
-        handle.reloader = Reloader(provider, state).start()
+        handle.reloader = Reloader(provider, state, on_first_load).start()
 
     def loop() -> None:
         try:
@@ -267,17 +311,30 @@ def serve(
     path_prefix: str = "",
     samples_per_plugin: Mapping[str, int | None] | None = None,
     out: TextIO | None = None,
+    err: TextIO | None = None,
     ready: Callable[[ServerHandle], None] | None = None,
 ) -> int:
     """Serve ``logdirs`` (``(name, path)`` pairs) until interrupted (Ctrl+C, SIGTERM); returns 0.
 
     ``port=None`` means 6006, or the next free port when it is taken. ``ready`` is
-    called with the handle once the server listens (tests use it to stop it).
+    called with the handle once the server listens (tests use it to stop it). A logdir
+    that does not exist or is a file, and one where the first load found no event
+    files, get one ``tbkit: warning:`` line each on ``err`` (default stderr); serving
+    goes on.
     """
     from tbkit.reader.multi import MultiLogdirProvider
 
     out = out if out is not None else sys.stdout
+    err = err if err is not None else sys.stderr
     provider = MultiLogdirProvider(logdirs, purge_orphaned_data=purge_orphaned_data)
+    warned = logdir_warnings(logdirs)
+    for _, message in warned:
+        print(f"tbkit: warning: {message}", file=err, flush=True)
+
+    def first_load() -> None:
+        for message in empty_logdir_warnings(provider.empty_logdirs(), {path for path, _ in warned}):
+            print(f"tbkit: warning: {message}", file=err, flush=True)
+
     handle = start(
         provider,
         host=host,
@@ -287,6 +344,7 @@ def serve(
         window_title=window_title,
         path_prefix=path_prefix,
         samples_per_plugin=samples_per_plugin,
+        on_first_load=first_load,
     )
     print(
         f"tbkit serving {provider.data_location()} at {handle.url} (press Ctrl+C to quit)",

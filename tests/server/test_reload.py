@@ -70,6 +70,7 @@ def test_background_reloader_lists_runs_one_by_one(tmp_path: Path) -> None:
 
     state.observe = observe  # type: ignore[method-assign]
     reloader = Reloader(provider, state).start()
+    reloader.first_load.wait()  # stop() at once could come before the thread's first reload
     reloader.stop(timeout=60)
     assert not state.loading
     assert seen[0] == 0 and seen[-1] == 3  # progress is reported before, between and after runs
@@ -84,6 +85,42 @@ def test_a_failing_reload_keeps_serving(tmp_path: Path, caplog: Any) -> None:
             raise OSError("disk gone")
 
     state = ReloadState(0.0, loading=True)
-    Reloader(Failing(), state).start().stop(timeout=60)
+    reloader = Reloader(Failing(), state).start()
+    reloader.first_load.wait()
+    reloader.stop(timeout=60)
     assert not state.loading
+    assert "reload failed" in caplog.text
+
+
+def test_on_first_load_runs_once_after_the_first_reload() -> None:
+    class Counting:
+        generation = 0
+        reloads = 0
+
+        def reload(self, progress: Any = None) -> int:
+            self.reloads += 1
+            return self.generation
+
+    provider = Counting()
+    calls: list[int] = []
+    reloader = Reloader(provider, ReloadState(0.0), lambda: calls.append(provider.reloads))
+    reloader.reload_once()  # a reload in the caller's thread is not the background's first one
+    reloader.start()
+    assert reloader.first_load.wait()
+    reloader.stop()
+    assert calls == [2]
+
+
+def test_first_load_is_set_after_a_failing_reload(caplog: Any) -> None:
+    class Failing:
+        generation = 0
+
+        def reload(self, progress: Any = None) -> int:
+            raise OSError("disk gone")
+
+    calls: list[str] = []
+    reloader = Reloader(Failing(), ReloadState(0.0), lambda: calls.append("called")).start()
+    assert reloader.first_load.wait()
+    reloader.stop()
+    assert calls == []  # nothing was loaded: no first-load callback
     assert "reload failed" in caplog.text

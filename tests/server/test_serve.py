@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import socket
 import time
@@ -15,7 +16,15 @@ from tbkit import SummaryWriter
 from tbkit.errors import InvalidArgumentError, TbkitError
 from tbkit.provider import InMemoryProvider
 from tbkit.reader.multi import MultiLogdirProvider
-from tbkit.server.serve import parse_logdirs, parse_samples_per_plugin, start
+from tbkit.server.serve import (
+    ServerHandle,
+    empty_logdir_warnings,
+    logdir_warnings,
+    parse_logdirs,
+    parse_samples_per_plugin,
+    serve,
+    start,
+)
 
 
 @pytest.mark.slow
@@ -95,3 +104,83 @@ def test_close_twice_and_after_the_loop_ended_is_quiet(tmp_path) -> None:
     handle.close()
     handle.close()  # the loop has closed the trigger: no EBADF from waitress
     assert handle.wait(timeout=5)
+
+
+def test_logdir_warnings_name_missing_and_file_logdirs(tmp_path: Path) -> None:
+    afile = tmp_path / "events.txt"
+    afile.write_text("not a directory")
+    missing = tmp_path / "nope"
+    found = logdir_warnings(
+        [("", str(tmp_path)), ("x", str(missing)), ("", str(afile)), ("", "s3://bucket/logs")]
+    )
+    assert [path for path, _ in found] == [str(missing), str(afile)]
+    assert (
+        found[0][1] == f"logdir x:{missing} does not exist; serving anyway (runs appear once it is created)"
+    )
+    assert found[1][1] == f"logdir {afile} is a file, not a directory; serving anyway"
+    assert logdir_warnings([("", f"file://{missing}")])[0][0] == f"file://{missing}"
+
+
+def test_empty_logdir_warnings_skip_the_paths_already_warned_about() -> None:
+    assert empty_logdir_warnings([("", "/a"), ("b", "/b")], skip={"/a"}) == [
+        "no event files found in logdir b:/b; serving anyway (runs appear as they are written)"
+    ]
+
+
+def test_multi_provider_lists_the_logdirs_without_runs(tmp_path: Path) -> None:
+    with SummaryWriter(str(tmp_path / "full" / "run")) as w:
+        w.add_scalar("loss", 1.0, 0)
+    (tmp_path / "empty").mkdir()
+    logdirs = [("full", str(tmp_path / "full")), ("empty", str(tmp_path / "empty"))]
+    provider = MultiLogdirProvider(logdirs)
+    assert provider.empty_logdirs() == logdirs  # nothing discovered yet
+    provider.reload()
+    assert provider.empty_logdirs() == [logdirs[1]]
+
+
+def test_serve_warns_once_per_bad_logdir_and_still_serves(tmp_path: Path) -> None:
+    with SummaryWriter(str(tmp_path / "good" / "run")) as w:
+        w.add_scalar("loss", 1.0, 0)
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "afile").write_text("x")
+    logdirs = [(name, str(tmp_path / name)) for name in ("good", "empty", "afile", "missing")]
+    out, err, runs = io.StringIO(), io.StringIO(), []
+
+    def ready(handle: ServerHandle) -> None:
+        handle.reloader.first_load.wait()  # set once the first load and its warnings are done
+        with urllib.request.urlopen(f"http://127.0.0.1:{handle.port}/data/runs", timeout=30) as response:
+            runs.extend(r["name"] for r in json.load(response))
+        handle.close()
+
+    assert serve(logdirs, host="127.0.0.1", port=0, reload_interval=0, out=out, err=err, ready=ready) == 0
+    lines = err.getvalue().splitlines()
+    assert lines == [
+        f"tbkit: warning: logdir afile:{tmp_path / 'afile'} is a file, not a directory; serving anyway",
+        f"tbkit: warning: logdir missing:{tmp_path / 'missing'} does not exist; serving anyway"
+        " (runs appear once it is created)",
+        f"tbkit: warning: no event files found in logdir empty:{tmp_path / 'empty'}; serving anyway"
+        " (runs appear as they are written)",
+    ]
+    assert "good/run" in runs  # served all the same
+    assert "tbkit serving" in out.getvalue()
+
+
+def test_serve_is_quiet_about_a_logdir_with_runs(tmp_path: Path) -> None:
+    with SummaryWriter(str(tmp_path / "run")) as w:
+        w.add_scalar("loss", 1.0, 0)
+    err = io.StringIO()
+
+    def ready(handle: ServerHandle) -> None:
+        handle.reloader.first_load.wait()
+        handle.close()
+
+    serve(
+        [("", str(tmp_path))],
+        host="127.0.0.1",
+        port=0,
+        reload_interval=0,
+        out=io.StringIO(),
+        err=err,
+        ready=ready,
+    )
+    assert err.getvalue() == ""
