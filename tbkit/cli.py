@@ -1,5 +1,9 @@
 """The ``tbkit`` command line: ``serve``, ``demo``, ``inspect``, ``export`` and ``report``.
 
+``python -m tbkit`` runs it too. ``serve`` also takes TensorBoard's ``--inspect`` (with
+``--logdir`` or ``--event_file``, and ``--tag``) and ``--reload_multifile``: see
+:mod:`tbkit.commands.serve_compat`.
+
 ``inspect``, ``export`` and ``report`` live in :mod:`tbkit.commands` (arguments in
 :mod:`tbkit.commands.cli_args`).
 
@@ -106,7 +110,12 @@ def _run_server(args: argparse.Namespace, logdirs: list[tuple[str, str]]) -> int
 
 
 def _serve(args: argparse.Namespace) -> int:
+    from tbkit.commands.serve_compat import inspect_instead
     from tbkit.server.serve import parse_logdirs
+
+    inspected = inspect_instead(args)  # --inspect: a digest, no server
+    if inspected is not None:
+        return inspected
 
     return _run_server(args, parse_logdirs(args.logdir, args.logdir_spec))
 
@@ -143,6 +152,9 @@ def build_parser() -> argparse.ArgumentParser:
     where.add_argument("--logdir", help="log directory (or a comma-separated list; also fsspec URLs)")
     where.add_argument("--logdir_spec", help="named log directories: name1:path1,name2:path2")
     _add_server_flags(serve)
+    from tbkit.commands.serve_compat import add_flags
+
+    add_flags(serve, where)  # TensorBoard's --inspect, --event_file, --tag, --reload_multifile
     serve.set_defaults(func=_serve)
 
     demo = sub.add_parser("demo", help="write a demo log directory of every kind and serve it")

@@ -32,9 +32,10 @@ from tbkit.reader.index import name_filter
 from tbkit.reader.loader import load_file
 from tbkit.record import storage
 
-__all__ = ["format_json", "format_text", "inspect_logdir"]
+__all__ = ["format_json", "format_text", "inspect_logdir", "kinds_digest"]
 
 SHOWN_OUT_OF_ORDER = 5  # pairs printed per tag in the text report
+SHOWN_TAGS = 8  # tag names printed per kind in the by-kind summary
 KEPT_OUT_OF_ORDER = 1000  # pairs kept per tag in the JSON report
 _STATUS = {
     event_pb2.SessionLog.START: "START",
@@ -102,7 +103,8 @@ def inspect_logdir(
     """The digest of ``logdir``: runs, their files, tags, session logs, and every problem.
 
     Args:
-        logdir: Local path or fsspec URL.
+        logdir: Local path or fsspec URL of a log directory, or of one event file (a run
+            named ``.``).
         tag: Only this tag (exact name), as TensorBoard's ``--tag``.
         runs: Only runs where this regex matches (anywhere in the name).
         progress: Draw a progress bar on stderr (default: when stderr is a terminal).
@@ -207,14 +209,75 @@ def _num(value: int | None) -> str:
     return "-" if value is None else str(value)
 
 
-def format_text(digest: dict[str, Any]) -> str:
-    """The digest as an aligned, human-readable report."""
+def kinds_digest(run: dict[str, Any]) -> list[dict[str, Any]]:
+    """One run's tags aggregated per kind (plugin), as TensorBoard's ``--inspect`` sums "over all tags".
+
+    Args:
+        run: One entry of the digest's ``runs``.
+
+    Returns:
+        Per kind, sorted by name: ``kind``, ``tags`` (names), ``count`` (points), ``min_step``,
+        ``max_step`` and ``out_of_order_count`` (summed over its tags).
+
+    Example:
+        >>> tag = {"tag": "loss", "plugin": "scalars", "count": 3, "min_step": 0, "max_step": 2,
+        ...        "out_of_order_count": 0}
+        >>> kinds_digest({"tags": [tag]})[0]["tags"]
+        ['loss']
+    """
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for t in run["tags"]:
+        groups.setdefault(t["plugin"] or "(none)", []).append(t)
+    out = []
+    for kind, tags in sorted(groups.items()):
+        lows = [t["min_step"] for t in tags if t["min_step"] is not None]
+        highs = [t["max_step"] for t in tags if t["max_step"] is not None]
+        out.append(
+            {
+                "kind": kind,
+                "tags": [t["tag"] for t in tags],
+                "count": sum(t["count"] for t in tags),
+                "min_step": min(lows) if lows else None,
+                "max_step": max(highs) if highs else None,
+                "out_of_order_count": sum(t["out_of_order_count"] for t in tags),
+            }
+        )
+    return out
+
+
+def _kinds_lines(run: dict[str, Any]) -> list[str]:
+    rows = []
+    for k in kinds_digest(run):
+        names = ", ".join(k["tags"][:SHOWN_TAGS])
+        if len(k["tags"]) > SHOWN_TAGS:
+            names += f" (+{len(k['tags']) - SHOWN_TAGS} more)"
+        counts = (len(k["tags"]), k["count"], k["out_of_order_count"])
+        rows.append([k["kind"], *map(str, counts), _num(k["min_step"]), _num(k["max_step"]), names])
+    header = ["kind", "tags", "count", "out of order", "min", "max", "tag names"]
+    return ["  by kind:", *_table(header, rows, right={1, 2, 3, 4, 5}, indent="    ")]
+
+
+def _one_file(digest: dict[str, Any]) -> bool:
+    """Whether the digest is of one event file given as the logdir."""
+    runs = digest["runs"]
+    return len(runs) == 1 and [f["path"] for f in runs[0]["files"]] == [digest["logdir"]]
+
+
+def format_text(digest: dict[str, Any], *, by_kind: bool = False) -> str:
+    """The digest as an aligned, human-readable report.
+
+    Args:
+        digest: What :func:`inspect_logdir` returns.
+        by_kind: After each run's tags, also their summary per kind (:func:`kinds_digest`),
+            as ``tensorboard --inspect`` lists tags by kind (``tbkit serve --inspect``).
+    """
     runs = digest["runs"]
     files = sum(len(r["files"]) for r in runs)
     size = sum(f["bytes"] for r in runs for f in r["files"])
     what = f" (tag {digest['tag']!r})" if digest.get("tag") is not None else ""
+    where = "Event file" if _one_file(digest) else "Log directory"
     lines = [
-        f"Log directory {digest['logdir']}{what}: {len(runs)} run(s), {files} event file(s), "
+        f"{where} {digest['logdir']}{what}: {len(runs)} run(s), {files} event file(s), "
         f"{format_amount(size, 'B')}",
     ]
     for run in runs:
@@ -237,6 +300,8 @@ def format_text(digest: dict[str, Any]) -> str:
                 for t in run["tags"]
             ]
             lines.extend(_table(header, rows, right={3, 4, 5, 6, 7, 8}))
+            if by_kind:
+                lines.extend(_kinds_lines(run))
         else:
             lines.append("  (no data)")
         for entry in run["session_log"]:
