@@ -149,3 +149,15 @@ def test_chart_pixels_carry_each_run_colour(page, serve, logdir):
     page.locator(".run-list .run-item[data-run='gamma'] input[type=checkbox]").uncheck()
     wait_chart(page, card, series="2")
     assert color_pixels(_canvas_png(card), colors["gamma"]) < 5
+
+
+def test_samples_per_plugin_scalars_sets_the_points_drawn(page, serve, logdir):
+    server = serve(logdir, samples_per_plugin={"scalars": 10})
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url) if "/data/plugin/scalars/scalars" in r.url else None)
+    open_dashboard(page, server.url, "timeseries")
+    card = scalar_card(page, TAG)
+    state = wait_chart(page, card, series=str(len(RUNS)), total=str(len(RUNS) * STEPS))
+    assert 0 < int(state["shown"]) <= 10 * len(RUNS)  # at most 10 of each run's 60 points
+    assert card.locator(".chart-note").inner_text() == f"{state['shown']} of {len(RUNS) * STEPS} points"
+    assert asked and not any("points=" in u for u in asked)  # the server's number, not the page's

@@ -86,7 +86,11 @@ def _last_per_step(columns: query.Columns) -> query.Columns:
 
 
 def _band(
-    lower: query.Columns, upper: query.Columns, points: int, min_step: int | None, max_step: int | None
+    lower: query.Columns,
+    upper: query.Columns,
+    points: int | None,
+    min_step: int | None,
+    max_step: int | None,
 ) -> dict[str, Any]:
     """The band on the steps both edges have (in the step range), downsampled keeping each edge's extremes."""
     lo_steps, lo_walls, lo_values = _last_per_step(lower)
@@ -100,11 +104,9 @@ def _band(
     if max_step is not None:
         inside &= steps <= max_step
     steps, low, high, walls = steps[inside], low[inside], high[inside], walls[inside]
-    keep = np.unique(
-        np.concatenate(
-            [query.minmax_indices(low, max(4, points // 2)), query.minmax_indices(high, max(4, points // 2))]
-        )
-    )
+    edge = None if points is None else max(4, points // 2)
+    both = np.unique(np.concatenate([query.minmax_indices(low, edge), query.minmax_indices(high, edge)]))
+    keep = query.thin_indices(both, points)
     nullable = lambda v: [x if np.isfinite(x) else None for x in v.tolist()]  # noqa: E731
     return {
         "total": total,

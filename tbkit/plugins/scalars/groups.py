@@ -73,14 +73,16 @@ def group_frame(
     return rows, members
 
 
-def _indices(columns: list[np.ndarray], points: int) -> np.ndarray:
-    """At most ``points`` indices: bucketed min/max of the line (half the budget) and of each band edge."""
+def _indices(columns: list[np.ndarray], points: int | None) -> np.ndarray:
+    """At most ``points`` indices: bucketed min/max of the line (half the budget) and of each band edge.
+
+    ``None``: every index.
+    """
+    if points is None:
+        return np.arange(len(columns[0]))
     budgets = [max(4, points // 2), max(4, points // 4), max(4, points // 4)]
     chosen = [query.minmax_indices(c, b) for c, b in zip(columns, budgets, strict=True)]
-    keep = np.unique(np.concatenate(chosen))
-    if len(keep) > points:
-        keep = keep[np.round(np.linspace(0, len(keep) - 1, points)).astype(np.int64)]
-    return keep
+    return query.thin_indices(np.unique(np.concatenate(chosen)), points)
 
 
 def _nullable(values: np.ndarray) -> list[float | None]:
@@ -90,7 +92,7 @@ def _nullable(values: np.ndarray) -> list[float | None]:
 def group_payload(
     rows: pd.DataFrame,
     *,
-    points: int,
+    points: int | None,
     smoothing: float = 0.0,
     min_step: int | None = None,
     max_step: int | None = None,

@@ -34,6 +34,7 @@ __all__ = [
     "scalar_columns",
     "series_payload",
     "smooth",
+    "thin_indices",
     "to_csv",
     "to_json_rows",
     "zip_of_csv",
@@ -80,14 +81,15 @@ def smooth(values: np.ndarray, weight: float) -> np.ndarray:
     return out
 
 
-def minmax_indices(values: np.ndarray, limit: int) -> np.ndarray:
+def minmax_indices(values: np.ndarray, limit: int | None) -> np.ndarray:
     """Indices (increasing) of at most ``limit`` points: first, last, and each bucket's min and max.
 
     The points between the first and the last are cut into equal buckets; each keeps
     its smallest and largest value (NaN counts as both extremes, so it stays visible).
+    With fewer than 4 allowed, the last point (and the first) only; ``None``: every point.
     """
     n = len(values)
-    if n <= limit:
+    if limit is None or n <= limit:
         return np.arange(n)
     if limit < 4:  # no room for a bucket's min and max: the ends only
         return np.array([0, n - 1][2 - min(limit, 2) :], dtype=np.int64)
@@ -106,6 +108,18 @@ def minmax_indices(values: np.ndarray, limit: int) -> np.ndarray:
     highs = base + np.argmax(high.reshape(buckets, size), axis=1)
     keep = np.concatenate([[0], lows, highs, [n - 1]])
     return np.unique(keep).astype(np.int64)
+
+
+def thin_indices(indices: np.ndarray, limit: int | None) -> np.ndarray:
+    """At most ``limit`` of ``indices`` (increasing), evenly spread, always keeping the last.
+
+    The first is kept too when ``limit`` is 2 or more; ``None`` keeps them all.
+    """
+    if limit is None or len(indices) <= limit:
+        return indices
+    if limit == 1:
+        return indices[-1:]
+    return indices[np.round(np.linspace(0, len(indices) - 1, limit)).astype(np.int64)]
 
 
 def scalar_columns(
@@ -158,12 +172,14 @@ def _nullable(values: np.ndarray) -> list[float | None]:
 def series_payload(
     columns: Columns,
     *,
-    points: int,
+    points: int | None,
     smoothing: float = 0.0,
     min_step: int | None = None,
     max_step: int | None = None,
 ) -> dict[str, Any]:
     """The JSON answer for one series: smoothed on full resolution, then cut and downsampled.
+
+    ``points`` is the most points sent (None: every point in the step range).
 
     Returns ``{"total", "in_range", "shown", "step", "wall_time", "value", "smoothed"}``
     plus ``"nonfinite": {index: "nan"/"inf"/"-inf"}`` when some shown value is not finite.

@@ -1,12 +1,12 @@
 // A card with one scalar chart: one request for every active run that has the tag,
 // refetched at full resolution for the zoomed step range. With run groups on (groups.js),
 // one line and band per group instead (and the members' lines, faint, when asked).
+// The requests leave `points` to the server: its default is --samples_per_plugin scalars=N
+// (1000 without the flag; every point with scalars=all).
 import { fetchScalars, url } from "./api.js";
 import { LineChart } from "./chart.js";
 import { fetchGroups, groupDownloadUrl, groupLabel, groupQuery } from "./groups.js";
 import { el, clear } from "./util.js";
-
-const POINTS = 1000;
 
 /**
  * Download links (CSV and JSON of the full-resolution series) for each run of a tag;
@@ -106,7 +106,7 @@ export class ScalarCard {
 
   /** One series per run. */
   async runSeries(runs, smoothing, signal) {
-    const data = await fetchScalars({ tag: this.tag, runs, points: POINTS, smoothing, ...this.zoomRange(), signal });
+    const data = await fetchScalars({ tag: this.tag, runs, smoothing, ...this.zoomRange(), signal });
     return runs
       .filter((r) => data[r])
       .map((r) => ({ name: r, color: this.ctx.runs.color(r), start: this.ctx.runs.startTime(r), ...data[r] }));
@@ -117,8 +117,8 @@ export class ScalarCard {
     const withMembers = this.ctx.settings.get("groupMembers");
     const range = this.zoomRange();
     const [groups, members] = await Promise.all([
-      fetchGroups({ tag: this.tag, runs, points: POINTS, smoothing, query, signal, ...range }),
-      withMembers ? fetchScalars({ tag: this.tag, runs, points: POINTS, smoothing: 0, signal, ...range }) : {},
+      fetchGroups({ tag: this.tag, runs, smoothing, query, signal, ...range }),
+      withMembers ? fetchScalars({ tag: this.tag, runs, smoothing: 0, signal, ...range }) : {},
     ]);
     const series = [];
     for (const [name, g] of Object.entries(groups)) {

@@ -189,3 +189,18 @@ def test_margin_value_and_band_keep_to_the_step_range(cs_client: Any) -> None:
     band = alpha["band"]
     assert band["step"] == [20, 22, 24, 26, 28, 30] and band["total"] == 25 and band["in_range"] == 6
     assert band["upper"] == [s + 1.0 for s in band["step"]]
+
+
+@pytest.mark.parametrize("limit", [1, 6, 30])
+def test_samples_per_plugin_scalars_limits_lines_and_bands(
+    layout_logdir: Path, make_client: Any, limit: int
+) -> None:
+    client = make_client(layout_logdir, samples_per_plugin={"scalars": limit})
+    lines = client.post(f"{BASE}/scalars", json={"tags": ["loss"], "runs": ["alpha"]}).json["series"]
+    assert 0 < lines["alpha"]["loss"]["shown"] <= limit and lines["alpha"]["loss"]["step"][-1] == 99
+    answer = client.get(f"{BASE}/margin?value=v&lower=v_lo&upper=v_hi&points=1000").json["alpha"]
+    assert 0 < answer["shown"] <= limit and answer["step"][-1] == 99
+    band = answer["band"]
+    assert 0 < band["shown"] == len(band["lower"]) <= limit and band["step"][-1] == 48  # both edges' last
+    every = make_client(layout_logdir, samples_per_plugin={"scalars": None})
+    assert every.get(f"{BASE}/margin?value=v&lower=v_lo&upper=v_hi").json["alpha"]["shown"] == 100

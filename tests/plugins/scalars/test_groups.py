@@ -152,3 +152,24 @@ def test_runs_with_commas_in_their_names_as_a_json_list(tmp_path: Path, make_cli
     assert [r["value"] for r in records] == [s + 0.5 for s in range(4)]
     bad = client.get(f"/data/plugin/scalars/groups_download?tag=loss&group_by=(x)&runs={quote('[1, 2]')}")
     assert bad.status_code == 400
+
+
+@pytest.mark.parametrize("limit", [1, 2, 7, 40])
+def test_samples_per_plugin_scalars_limits_each_group(
+    seeds_logdir: Path, make_client: Any, limit: int
+) -> None:
+    client = make_client(seeds_logdir, samples_per_plugin={"scalars": limit})
+    for answer in (
+        client.get(f"{URL}?tag=loss&group_by=%5E(.)").json,
+        client.post(URL, json={"tag": "loss", "group_by": "^(.)", "points": 1000}).json,
+    ):
+        assert set(answer) == {"a", "b"}
+        for group in answer.values():
+            assert 0 < group["shown"] == len(group["step"]) == len(group["lower"]) <= limit
+            assert group["step"][-1] == STEPS - 1  # the latest step is always kept
+
+
+def test_samples_per_plugin_scalars_all_keeps_every_step(seeds_logdir: Path, make_client: Any) -> None:
+    client = make_client(seeds_logdir, samples_per_plugin={"scalars": None})
+    for group in client.get(f"{URL}?tag=loss&group_by=%5E(.)").json.values():
+        assert group["shown"] == group["total"] == STEPS and group["step"] == list(range(STEPS))

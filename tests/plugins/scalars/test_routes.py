@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import tbkit
-from tbkit.plugins.scalars.query import minmax_indices, safe_path, smooth
+from tbkit.plugins.scalars.query import minmax_indices, safe_path, smooth, thin_indices
 from tbkit.provider import DataProvider, InMemoryProvider
 from tbkit.server.app import create_app
 from tests.server._logdirs import INF_STEP, LONG, NAN_STEP, SPIKE_STEP, XSS_RUN, XSS_TAG, long_series
@@ -224,10 +224,50 @@ def test_safe_path() -> None:
     assert safe_path("run", "") == "run/_"
 
 
-def test_samples_per_plugin_sets_the_default_points(tbkit_logdir: Path) -> None:
-    app = create_app(tbkit.read(str(tbkit_logdir)).provider, samples_per_plugin={"scalars": 20})
-    answer = app.test_client().get("/data/plugin/scalars/scalars?tag=loss&runs=train").json["train"]
-    assert answer["shown"] <= 20 and answer["total"] == LONG
+def _limited(logdir: Path, limit: int | None) -> Any:
+    return create_app(tbkit.read(str(logdir)).provider, samples_per_plugin={"scalars": limit}).test_client()
+
+
+@pytest.mark.parametrize("limit", [1, 2, 3, 20, 999])
+def test_samples_per_plugin_scalars_is_the_points_a_chart_gets(tbkit_logdir: Path, limit: int) -> None:
+    client = _limited(tbkit_logdir, limit)
+    url = "/data/plugin/scalars/scalars?tag=loss&runs=train,eval"
+    # as the chart asks (no points: the server's choice), by GET and POST, and as an older chart did
+    asked = [
+        client.get(url).json,
+        client.post("/data/plugin/scalars/scalars", json={"tag": "loss", "runs": ["train", "eval"]}).json,
+        client.get(f"{url}&points=1000").json,
+    ]
+    for answer in asked:
+        train, evaluation = answer["train"], answer["eval"]
+        assert 0 < train["shown"] == len(train["step"]) <= limit and train["total"] == LONG
+        assert 0 < evaluation["shown"] <= limit
+        assert train["step"][-1] == LONG - 1  # the latest point is always kept
+    zoomed = client.get(f"{url}&min_step=10&max_step=4000").json["train"]
+    assert zoomed["shown"] <= limit and zoomed["step"][-1] == 4000
+    fewer = client.get("/data/plugin/scalars/scalars?tag=loss&runs=train&points=1").json["train"]
+    assert fewer["step"] == [LONG - 1]  # a smaller request is honoured
+
+
+def test_samples_per_plugin_scalars_all_sends_every_point(tbkit_logdir: Path) -> None:
+    client = _limited(tbkit_logdir, None)
+    url = "/data/plugin/scalars/scalars?tag=loss&runs=train"
+    answer = client.get(url).json["train"]
+    assert answer["shown"] == answer["total"] == LONG
+    assert answer["step"] == list(range(LONG))
+    assert client.get(f"{url}&points=50").json["train"]["shown"] <= 50
+    large = client.get(f"{url}&points=20000")
+    assert large.status_code == 200 and large.json["train"]["shown"] == LONG
+
+
+def test_thin_indices_keeps_the_last() -> None:
+    keep = np.arange(0, 100, 3)
+    assert thin_indices(keep, None).tolist() == keep.tolist()
+    assert thin_indices(keep, 50).tolist() == keep.tolist()
+    assert thin_indices(keep, 1).tolist() == [99]
+    for limit in range(2, 34):
+        got = thin_indices(keep, limit)
+        assert len(got) == limit and got[0] == 0 and got[-1] == 99 and np.all(np.diff(got) > 0)
 
 
 class Delegating(DataProvider):

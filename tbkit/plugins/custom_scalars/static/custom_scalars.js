@@ -1,12 +1,11 @@
 // The Custom Scalars dashboard: the categories and charts of the logged layout (merged over runs).
 // A multiline chart draws one line per run and tag its regexes match; a margin chart draws each
 // run's value line over a band between its lower and upper tags (the line chart's bands).
+// The points per series are the server's (--samples_per_plugin scalars=N, else 1000).
 import { getJSON, postJSON, loadStyle } from "../../api.js";
 import { LineChart } from "../../chart.js";
 import { chartControls } from "../../settings.js";
 import { el, clear, lazyLoader } from "../../util.js";
-
-const POINTS = 1000;
 
 /** One chart of the layout: a card with a LineChart, loaded when scrolled into view. */
 class LayoutChart {
@@ -52,7 +51,7 @@ class LayoutChart {
 
   /** One series per (run, matching tag); run colours when the chart has a single tag. */
   async multiline(runs, smoothing, signal) {
-    const answer = await postJSON("data/plugin/custom_scalars/scalars", { tags: this.spec.tags, runs, points: POINTS, smoothing }, { signal });
+    const answer = await postJSON("data/plugin/custom_scalars/scalars", { tags: this.spec.tags, runs, smoothing }, { signal });
     const tags = new Set(Object.values(answer.series).flatMap((t) => Object.keys(t)));
     this.element.dataset.invalid = String(answer.invalid.length);
     const out = [];
@@ -69,7 +68,7 @@ class LayoutChart {
   async margin(runs, smoothing, signal) {
     const several = this.spec.series.length > 1;
     const answers = await Promise.all(
-      this.spec.series.map((s) => postJSON("data/plugin/custom_scalars/margin", { ...s, runs, points: POINTS, smoothing }, { signal })),
+      this.spec.series.map((s) => postJSON("data/plugin/custom_scalars/margin", { ...s, runs, smoothing }, { signal })),
     );
     const out = [];
     answers.forEach((answer, k) => {
