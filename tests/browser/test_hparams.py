@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser._ui import WAIT_MS, get_json, open_dashboard
+from tests.browser._ui import WAIT_MS, get_json, open_dashboard, wait_dataset
 
 pytestmark = pytest.mark.browser
 
@@ -59,6 +59,18 @@ def _open(page: Any, url: str, count: int) -> Any:
 def _axis(page: Any, column: str) -> Any:
     """The parallel-coordinates axis of a column (``h:<hparam>`` or ``m:<metric>``)."""
     return page.locator(f".pc-axis[data-column={json.dumps(column)}]")
+
+
+def _wait(page: Any, selector: str) -> None:
+    """Wait until an element matching ``selector`` (which encodes the expected state) is there."""
+    page.locator(selector).first.wait_for(state="attached", timeout=WAIT_MS)
+
+
+def _wait_shown(page: Any, n: int) -> None:
+    """Wait until the dashboard shows ``n`` sessions (its ``data-shown``)."""
+    page.wait_for_function(
+        "([sel, n]) => document.querySelector(sel).dataset.shown === n", arg=[ROOT, str(n)], timeout=WAIT_MS
+    )
 
 
 def _brush(page: Any, column: str, top: float, bottom: float) -> tuple[float, float, bool]:
@@ -134,7 +146,7 @@ def test_missing_values_have_their_own_row(page, serve, torch_logdir):
     assert opt.locator(".pc-tick-label", has_text="(none)").count() == 1
     # The filter checkbox for "(none)" hides the three sessions without `opt`.
     page.locator(".filter[data-column='h:opt'] input[data-value='null']").uncheck()
-    page.wait_for_function(f"() => document.querySelector(\"{ROOT}\").dataset.shown === '1'", timeout=WAIT_MS)
+    _wait_shown(page, 1)
     assert page.locator(ROWS).first.locator("td").nth(0).inner_text().startswith("run0/")
 
 
@@ -143,26 +155,29 @@ def test_filters_session_panel_and_run_selector(page, serve, demo_logdir, page_p
     root = _open(page, server.url, len(_sessions(server.url)))
     # Discrete filter: only sgd.
     page.locator(".filter[data-column='h:optimizer'] input[data-value='\"adam\"']").uncheck()
-    page.wait_for_function(f"() => document.querySelector(\"{ROOT}\").dataset.shown === '2'", timeout=WAIT_MS)
+    _wait_shown(page, 2)
     assert {page.locator(ROWS).nth(i).get_attribute("data-run") for i in range(2)} == {"lr_0.1", "lr_0.03"}
-    # Sorting by lr, descending on the second click.
+    # Sorting by lr, descending on the second click (unsorted, lr_0.03 comes first).
     header = page.locator(".hparams-table th[data-sort-key='h:lr']")
     header.click()
+    _wait(page, ".hparams-table th[data-sort-key='h:lr'][aria-sort='ascending']")
     header.click()
+    _wait(page, ".hparams-table th[data-sort-key='h:lr'][aria-sort='descending']")
     assert [page.locator(ROWS).nth(i).get_attribute("data-run") for i in range(2)] == ["lr_0.1", "lr_0.03"]
     # The shown sessions become the run selector's selection; deselected rows are dimmed.
     page.locator(".select-runs").click()
     page.wait_for_function("() => window.tbkit.ctx.runs.active().length === 2", timeout=WAIT_MS)
+    _wait(page, ".run-item[data-run='lr_0.01'] input[type=checkbox]:not(:checked)")
+    _wait(page, ".hparams-table tr[data-run='lr_0.1'][data-selected='1']")
     assert not page.locator(".run-item[data-run='lr_0.01'] input[type=checkbox]").is_checked()
-    assert page.locator(".hparams-table tr[data-run='lr_0.1']").get_attribute("data-selected") == "1"
     page.locator(".run-item[data-run='lr_0.1'] input[type=checkbox]").uncheck()
+    _wait(page, ".hparams-table tr[data-run='lr_0.1'][data-selected='0']")
     assert "deselected" in (page.locator(".hparams-table tr[data-run='lr_0.1']").get_attribute("class") or "")
-    # Clicking a session opens its metric curves (the scalar chart).
+    # Clicking a session opens its metric curves (the scalar chart): ready once its data are drawn.
     page.locator(".hparams-table tr[data-run='lr_0.03']").click()
     panel = page.locator(".hparams-session[data-run='lr_0.03']")
-    chart = panel.locator(".scalar-card[data-metric='hparam/final_loss'] .chart[data-ready='1']")
-    chart.wait_for(timeout=WAIT_MS)
-    assert chart.get_attribute("data-series") == "1"
+    chart = panel.locator(".scalar-card[data-metric='hparam/final_loss'] .chart")
+    assert wait_dataset(page, chart)["series"] == "1"
     # The scatter matrix: one column per hyperparameter, one row per metric, the shown sessions.
     page.locator(".session-close").click()
     page.locator(".splom-details summary").click()
@@ -172,13 +187,87 @@ def test_filters_session_panel_and_run_selector(page, serve, demo_logdir, page_p
     assert matrix.get_attribute("data-points") == root.get_attribute("data-shown") == "2"
     # Interval and regex filters narrow further: lr >= 0.05 keeps lr_0.1, whose name has no "3".
     page.locator(".filter[data-column='h:lr'] input[aria-label='lr min']").fill("0.05")
-    page.wait_for_function(f"() => document.querySelector(\"{ROOT}\").dataset.shown === '1'", timeout=WAIT_MS)
+    _wait_shown(page, 1)
     assert page.locator(ROWS).first.get_attribute("data-run") == "lr_0.1"
     page.locator("input.session-filter").fill("3")
-    page.wait_for_function(f"() => document.querySelector(\"{ROOT}\").dataset.shown === '0'", timeout=WAIT_MS)
+    _wait_shown(page, 0)
+    assert page.locator(ROWS).count() == 0
     page.locator(".reset-filters").click()
-    assert root.get_attribute("data-shown") == "3"
+    _wait_shown(page, 3)
+    assert page.locator(ROWS).count() == 3
     page_problems.check()
+
+
+def test_session_chart_is_ready_only_with_its_data(page, serve, demo_logdir):
+    """The session panel's chart draws a first, empty frame as soon as it is on screen; it says
+    ``data-ready="1"`` only once the data it was opened for are drawn."""
+    server = serve(demo_logdir)
+    _open(page, server.url, len(_sessions(server.url)))
+    held: list[Any] = []
+    holding = [True]
+
+    def hold(route: Any) -> None:
+        if holding[0]:
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.route(lambda url: "/data/plugin/scalars/scalars" in url, hold)
+    page.locator(".hparams-table tr[data-run='lr_0.03']").click()
+    panel = page.locator(".hparams-session[data-run='lr_0.03']")
+    chart = panel.locator(".scalar-card[data-metric='hparam/final_loss'] .chart")
+    # Every draw sets data-x-range: the empty frame is drawn while the data request is held.
+    chart.wait_for(state="attached", timeout=WAIT_MS)
+    page.wait_for_function(
+        "el => el.dataset.xRange !== undefined", arg=chart.element_handle(), timeout=WAIT_MS
+    )
+    assert held, "the chart's data request was not held"
+    assert chart.get_attribute("data-ready") == "0"
+    holding[0] = False
+    for route in held:
+        route.continue_()
+    assert wait_dataset(page, chart)["series"] == "1"
+
+
+# The drag's last move and its release in one task, so that no frame is drawn between them;
+# the brush rectangle's range before them and when the release has published the filtering.
+RELEASE = """([root, column, x, y]) => {
+  const dash = document.querySelector(root);
+  const svg = dash.querySelector(".parcoords svg");
+  const range = () => {
+    const r = dash.querySelector(`.pc-axis[data-column="${column}"] .pc-brush`);
+    return r && [r.getAttribute("data-lo"), r.getAttribute("data-hi")];
+  };
+  const before = range();
+  const gen = dash.dataset.filterGen;
+  const at = { bubbles: true, pointerId: 1, pointerType: "mouse", isPrimary: true, clientX: x, clientY: y };
+  svg.dispatchEvent(new PointerEvent("pointermove", at));
+  svg.dispatchEvent(new PointerEvent("pointerup", at));
+  return { before, published: dash.dataset.filterGen !== gen, atRelease: range() };
+}"""
+NEXT_FRAMES = "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
+
+
+def test_a_released_brush_is_drawn_before_the_filtering_is_published(page, serve, demo_logdir):
+    """When ``data-filter-gen`` changes on release, ``.pc-brush`` already shows the final range
+    (not the range of an earlier pointer move, drawn a frame before)."""
+    server = serve(demo_logdir)
+    _open(page, server.url, len(_sessions(server.url)))
+    axis = _axis(page, "h:lr")
+    box = axis.locator(".pc-hit").bounding_box()
+    x = box["x"] + box["width"] / 2
+    page.mouse.move(x, box["y"] + box["height"] * 0.05)
+    page.mouse.down()
+    page.mouse.move(x, box["y"] + box["height"] * 0.3, steps=3)
+    axis.locator(".pc-brush").wait_for(timeout=WAIT_MS)  # a frame of the drag is drawn
+    state = page.evaluate(RELEASE, [ROOT, "h:lr", x, box["y"] + box["height"] * 0.8])
+    page.mouse.up()  # the drag is over already: nothing more happens
+    page.evaluate(NEXT_FRAMES)
+    rect = axis.locator(".pc-brush")
+    final = [rect.get_attribute("data-lo"), rect.get_attribute("data-hi")]
+    assert state["published"]
+    assert state["before"] != final  # the last move changed the range
+    assert state["atRelease"] == final
 
 
 def test_table_pages(page, serve, tmp_path):
@@ -190,12 +279,17 @@ def test_table_pages(page, serve, tmp_path):
     server = serve(tmp_path)
     _open(page, server.url, len(_sessions(server.url)))
     page.locator(".page-size").select_option("25")
+    _wait(page, ".hparams-table[data-rows='25'][data-total='30']")
     assert page.locator(ROWS).count() == 25
     assert page.locator(".page-range").inner_text() == "1–25 of 30"
-    page.locator(".hparams-table th[data-sort-key='h:width']").click()  # ascending
-    page.locator(".hparams-table th[data-sort-key='h:width']").click()  # descending
+    header = page.locator(".hparams-table th[data-sort-key='h:width']")
+    header.click()
+    _wait(page, ".hparams-table th[data-sort-key='h:width'][aria-sort='ascending']")
+    header.click()
+    _wait(page, ".hparams-table th[data-sort-key='h:width'][aria-sort='descending']")
     assert page.locator(ROWS).first.get_attribute("data-run") == "s29"
     page.locator(".page-next").click()
+    _wait(page, ".hparams-table[data-page='1']")
     assert [page.locator(ROWS).nth(i).get_attribute("data-run") for i in range(5)] == [
         f"s0{i}" for i in range(4, -1, -1)
     ]

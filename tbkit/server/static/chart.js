@@ -75,6 +75,7 @@ export class LineChart {
     this.root = el("div", { class: "chart", dataset: { ready: "0", series: "0", points: "0" } }, this.canvas, this.overlay);
     container.append(this.root, this.note);
     this.series = [];
+    this.hasData = false; // no setSeries yet: frames drawn before it are not `ready`
     this.opts = { xAxis: "step", logY: false, ignoreOutliers: false, smoothing: false, nameHeader: "Run" };
     this.view = null; // {x0, x1} when zoomed
     this.visible = false;
@@ -129,6 +130,7 @@ export class LineChart {
   setSeries(series, opts = {}, resetView = false) {
     Object.assign(this.opts, opts);
     this.series = series.map((s) => prepare(s, this.opts.xAxis));
+    this.hasData = true;
     if (resetView) this.view = null;
     const shown = series.reduce((a, s) => a + (s.shown ?? s.step.length), 0);
     const total = series.reduce((a, s) => a + (s.total ?? s.step.length), 0);
@@ -354,7 +356,7 @@ export class LineChart {
     d.xAxis = xa;
     d.logY = logY ? "1" : "0";
     d.zoomed = this.view ? "1" : "0";
-    d.ready = "1";
+    d.ready = this.hasData ? "1" : "0";
     this.root.dispatchEvent(new CustomEvent("chart-drawn", { bubbles: true }));
   }
 

@@ -259,7 +259,10 @@ export class ParallelCoordinates {
     this.drag = null;
     if (this.svg.hasPointerCapture(e.pointerId)) this.svg.releasePointerCapture(e.pointerId);
     if (!d.moved) this.brushes.delete(d.axis.id); // a click on an axis clears its brush
-    this.schedule();
+    // Drawn now, not on the next frame: the brush rectangles show the final range by the time
+    // onBrush publishes the new filtering (the dashboard's data-filter-gen).
+    cancelAnimationFrame(this.frame);
+    this.draw();
     this.onBrush(new Map(this.brushes));
   }
 
