@@ -74,7 +74,10 @@ def test_background_reloader_lists_runs_one_by_one(tmp_path: Path) -> None:
     reloader.stop(timeout=60)
     assert not state.loading
     assert seen[0] == 0 and seen[-1] == 3  # progress is reported before, between and after runs
-    assert state.generation >= 3
+    # After discovery, then after each run's first look and after each run's full read. (Not
+    # the generation: runs read in parallel may finish together, so the bumps may coalesce.)
+    assert len(seen) >= 1 + 3 + 3
+    assert state.generation >= 1
 
 
 def test_a_failing_reload_keeps_serving(tmp_path: Path, caplog: Any) -> None:
