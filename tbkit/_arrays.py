@@ -14,6 +14,16 @@ from typing import Any
 
 import numpy as np
 
+# ml_dtypes' extension floats (TensorFlow's and JAX's bfloat16, the float8 kinds ...) are
+# NumPy dtypes of kind "V" that NumPy does not count as numbers: they become float32.
+_EXTENSION_FLOATS = ("bfloat16", "float8", "float6", "float4")
+
+
+def _widen(arr: np.ndarray) -> np.ndarray:
+    if arr.dtype.kind == "V" and arr.dtype.name.startswith(_EXTENSION_FLOATS):
+        return arr.astype(np.float32)
+    return arr
+
 
 def _from_torch(value: Any) -> np.ndarray | None:
     torch = sys.modules.get("torch")
@@ -32,7 +42,7 @@ def _from_tensorflow(value: Any) -> np.ndarray | None:
     if tf is None:
         return None
     if isinstance(value, tf.Tensor | tf.Variable):
-        return np.asarray(value.numpy())
+        return _widen(np.asarray(value.numpy()))
     return None
 
 
@@ -40,7 +50,7 @@ def _from_jax(value: Any) -> np.ndarray | None:
     jax = sys.modules.get("jax")
     if jax is None or not isinstance(value, jax.Array):
         return None
-    return np.asarray(value)
+    return _widen(np.asarray(value))
 
 
 _CONVERTERS = (_from_torch, _from_tensorflow, _from_jax)
@@ -65,7 +75,7 @@ def to_numpy(value: Any, *, name: str = "value") -> np.ndarray:
         dtype('int64')
     """
     if isinstance(value, np.ndarray):
-        return value
+        return _widen(value) if value.dtype.kind == "V" else value
     if isinstance(value, numbers.Number | np.generic | list | tuple):
         try:
             arr = np.asarray(value)
@@ -75,13 +85,13 @@ def to_numpy(value: Any, *, name: str = "value") -> np.ndarray:
             ) from None
         if arr.dtype == object:
             raise TypeError(f"{name} must be numeric, got a ragged or mixed sequence: {value!r:.80}")
-        return arr
+        return _widen(arr)
     for convert in _CONVERTERS:
         arr = convert(value)
         if arr is not None:
             return arr
     if hasattr(value, "__array__"):
-        return np.asarray(value)
+        return _widen(np.asarray(value))
     raise TypeError(f"{name} must be a number, sequence or array/tensor, got {type(value).__name__}")
 
 

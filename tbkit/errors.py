@@ -116,5 +116,5 @@ class MissingDependencyError(TbkitError, ImportError):
 
     def __init__(self, package: str, *, extra: str | None = None, feature: str = "this feature") -> None:
         hint = f'pip install "tbkit[{extra}]"' if extra else f"pip install {package}"
-        super().__init__(f"{feature} needs the optional package {package!r}: {hint}")
+        super().__init__(f"{feature} needs the package {package!r}, which is not installed: {hint}")
         self.package = package

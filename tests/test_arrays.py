@@ -198,6 +198,23 @@ def test_jax_array() -> None:
     assert to_float(jnp.float32(1.5)) == 1.5
 
 
+def test_jax_bfloat16_becomes_float32() -> None:
+    jnp = pytest.importorskip("jax.numpy")
+    assert to_float(jnp.array(2.5, dtype=jnp.bfloat16)) == 2.5
+    arr = to_numpy(jnp.ones((2, 2), dtype=jnp.bfloat16))
+    assert arr.dtype == np.float32 and arr.sum() == 4.0
+
+
+def test_extension_float_numpy_arrays_become_float32() -> None:
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    arr = to_numpy(np.array([0.5, 1.0], dtype=ml_dtypes.bfloat16))
+    assert arr.dtype == np.float32 and arr.tolist() == [0.5, 1.0]
+    assert to_float(np.array(3.0, dtype=ml_dtypes.float8_e4m3fn)) == 3.0
+    # Other "V" dtypes (structured records) are left alone, and refused as numbers.
+    with pytest.raises(TypeError, match="value"):
+        to_float(np.zeros(1, dtype=[("a", "f4")]))
+
+
 # -- laziness -----------------------------------------------------------------------------------
 
 

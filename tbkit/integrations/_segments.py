@@ -21,7 +21,7 @@ import numpy as np
 
 from tbkit.plugins.histograms.metadata import DEFAULT_BUCKET_COUNT, create_summary_metadata
 from tbkit.plugins.histograms.summary import equal_width_buckets
-from tbkit.plugins.scalars.summary import scalar_template
+from tbkit.plugins.scalars.summary import simple_scalar_template
 from tbkit.proto import summary_pb2, tensor_shape_pb2, types_pb2
 
 
@@ -242,7 +242,7 @@ def event_head(step: int, wall_time: float) -> bytes:
 
 
 class ScalarEvents:
-    """Serialized float32 scalar events of fixed tags, without metadata: ``add_scalar``'s bytes.
+    """Serialized float32 ``simple_value`` events of fixed tags: ``add_scalar``'s bytes.
 
     Example:
         >>> len(ScalarEvents(["loss"]).events(event_head(1, 0.0), np.array([0.5])))
@@ -253,7 +253,7 @@ class ScalarEvents:
         self.tags = list(tags)
         self._parts = []
         for tag in self.tags:
-            prefix, suffix = scalar_template(tag, double=False, with_metadata=False)
+            prefix, suffix = simple_scalar_template(tag)
             self._parts.append((b"\x2a" + _varint(len(prefix) + 4 + len(suffix)) + prefix, suffix))
 
     def events(self, head: bytes, values: np.ndarray) -> list[bytes]:

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from tbkit.errors import MissingDependencyError
+from tbkit.plugins.histograms.summary import equal_width_buckets, histogram_pb
 from tbkit.plugins.images.convert import encode_png
 from tbkit.plugins.images.summary import image_pb
 from tbkit.record import storage
@@ -195,9 +196,9 @@ class TensorBoard(keras.callbacks.Callback):
         if self.write_steps_per_second:
             elapsed = time.time() - self._batch_start
             if elapsed > 0:
-                writer.add_scalar("batch_steps_per_second", 1.0 / elapsed, step)
+                writer.add_scalar("batch_steps_per_second", 1.0 / elapsed, step, new_style=True)
         for name, value in (logs or {}).items():
-            writer.add_scalar(f"batch_{name}", value, step)
+            writer.add_scalar(f"batch_{name}", value, step, new_style=True)
 
     def on_epoch_begin(self, epoch: int, logs: Mapping[str, Any] | None = None) -> None:
         if self.write_steps_per_second:
@@ -218,7 +219,7 @@ class TensorBoard(keras.callbacks.Callback):
             if values:
                 writer = self._writer(run)
                 for name, value in values.items():
-                    writer.add_scalar(f"epoch_{name}", value, epoch)
+                    writer.add_scalar(f"epoch_{name}", value, epoch, new_style=True)
         if self.histogram_freq and epoch % self.histogram_freq == 0:
             self._log_weights(epoch)
         if self.embeddings_freq and epoch % self.embeddings_freq == 0:
@@ -230,7 +231,7 @@ class TensorBoard(keras.callbacks.Callback):
             return
         writer = self._writer("validation")
         for name, value in logs.items():
-            writer.add_scalar(f"evaluation_{name}_vs_iterations", value, int(iterations))
+            writer.add_scalar(f"evaluation_{name}_vs_iterations", value, int(iterations), new_style=True)
         writer.flush()
 
     # -- what is logged ------------------------------------------------------------------
@@ -258,7 +259,8 @@ class TensorBoard(keras.callbacks.Callback):
             for weight in layer.weights:
                 name = weight.path.replace(":", "_")
                 values = _to_numpy(weight)
-                writer.add_histogram(f"{name}/histogram", values, epoch)
+                # TensorFlow 2's form, as Keras's own callback writes it (not torch's add_histogram)
+                writer.add_summary(histogram_pb(f"{name}/histogram", equal_width_buckets(values)), epoch)
                 if self.write_images:
                     images = _weight_image(values)
                     if images is not None:

@@ -86,12 +86,45 @@ class NullSummaryWriter(SummaryWriter):
         *args: Any,
         rank: int | None = None,
         per_rank: bool = False,
+        logdir: str | None = None,
         **kwargs: Any,
     ) -> None:
         self.rank = resolve_rank(rank)
+        log_dir = log_dir if log_dir is not None else logdir
         log_dir = default_logdir(comment) if log_dir is None else str(log_dir)
         self.log_dir = rank_log_dir(log_dir, self.rank) if per_rank else log_dir
         self._sub_writers = {}
+
+    @property
+    def file_writer(self) -> Any:
+        """A file writer that writes nothing (tensorboardX's ``DummyFileWriter``)."""
+        return NullFileWriter(self.log_dir)
+
+    @property
+    def all_writers(self) -> dict[str, Any]:
+        """This writer's one null file writer, by directory."""
+        return {self.log_dir: self.file_writer}
+
+    def _get_file_writer(self) -> Any:
+        return self.file_writer
+
+    def export_scalars_to_json(self, path: str) -> None:
+        """Write ``{}``: this writer logged nothing."""
+        with open(path, "w", encoding="utf-8") as file:
+            file.write("{}")
+
+
+class NullFileWriter:
+    """torch's ``FileWriter`` methods, each accepting its arguments and writing nothing."""
+
+    def __init__(self, log_dir: str) -> None:
+        self._log_dir = log_dir
+
+    def get_logdir(self) -> str:
+        """The directory it would write to."""
+        return self._log_dir
+
+    add_event = add_summary = add_graph = add_onnx_graph = flush = close = reopen = _ignore
 
 
 # Every method that would write (add_*, flush, close, ...) does nothing: a method added to

@@ -14,10 +14,10 @@ from tbkit.plugins.hparams.api import Discrete, HParam, Metric, Status
 from tbkit.plugins.hparams.summary import HParamValue, experiment_pb, session_end_pb, session_start_pb
 from tbkit.plugins.images.convert import encode_png, to_hwc, to_uint8
 from tbkit.plugins.images.media import draw_boxes, encode_gif, video_frames
-from tbkit.plugins.images.summary import image_pb
+from tbkit.plugins.images.summary import legacy_image_pb
 from tbkit.plugins.mesh.summary import mesh_pb
 from tbkit.plugins.pr_curves.summary import compute_curve, pr_curve_pb
-from tbkit.plugins.scalars.summary import scalar_pb
+from tbkit.plugins.scalars.summary import simple_scalar_pb
 from tbkit.proto import event_pb2, summary_pb2
 from tbkit.record import storage
 from tbkit.writer._values import check_step, check_tag
@@ -48,10 +48,43 @@ def _status(status: Status | str | None) -> Status | None:
         ) from None
 
 
+def _to_ntchw(video: np.ndarray, dataformats: str) -> np.ndarray:
+    if not isinstance(dataformats, str):
+        raise TypeError(f"dataformats must be a str, got {type(dataformats).__name__}")
+    fmt = dataformats.upper()
+    target = "NTCHW" if len(fmt) == 5 else "TCHW"
+    if sorted(fmt) != sorted(target):
+        raise ValueError(f"dataformats must be an order of NTCHW or TCHW, got {dataformats!r}")
+    if video.ndim != len(fmt):
+        raise ValueError(f"vid_tensor has {video.ndim} axes, dataformats {dataformats!r} names {len(fmt)}")
+    return np.transpose(video, [fmt.index(axis) for axis in target])
+
+
+def _domain(name: str, value: Any, domains: Mapping[str, Sequence[Any]]) -> Discrete | None:
+    """The declared domain of ``name``; a bool without one is ``Discrete([False, True])``.
+
+    TensorBoard's own ``hp.HParam(name, hp.Discrete([False, True]))`` is how a bool is
+    declared: its dashboard then offers both values as a filter.
+    """
+    if name in domains:
+        return Discrete(domains[name])
+    return Discrete([False, True]) if isinstance(value, bool) else None
+
+
+def _fresh_run_name(log_dir: str, now: float) -> str:
+    """``str(now)`` as torch names a session's sub-run, made unique among the runs of ``log_dir``."""
+    name = str(now)
+    while storage.exists(storage.join(log_dir, name)):
+        now += 1e-6
+        name = str(now)
+    return name
+
+
 class RichMethodsMixin:
     """The ``add_*`` methods of the less common kinds; mixed into ``SummaryWriter``."""
 
     log_dir: str
+    _own_session = False  # the writer's own run holds a session
 
     def _add(self, summary: summary_pb2.Summary, global_step: Any, walltime: Any) -> None:
         raise NotImplementedError  # provided by SummaryWriter
@@ -70,9 +103,12 @@ class RichMethodsMixin:
     ) -> None:
         """Record a training session's hyperparameters and final metrics (torch's signature).
 
-        Unlike torch, the session is this writer's own run unless ``run_name`` is given (then
-        a sub-run ``<log_dir>/<run_name>`` is written, as torch does). Each metric is also
-        written as a scalar at ``global_step`` (pass the final step so it ends its series).
+        Unlike torch, the first session is this writer's own run (its charts and its hparams
+        row are one run). Every later call starts a new session in a sub-run
+        ``<log_dir>/<time.time()>``, torch's layout, so calling it in a loop gives one session
+        per call, never one merged session; a call with ``run_name`` writes the sub-run
+        ``<log_dir>/<run_name>``. Each metric is also written as a scalar at ``global_step``
+        (pass the final step so it ends its series).
 
         Args:
             hparam_dict: Name to value: bool, int, float, str or None (left out).
@@ -82,6 +118,10 @@ class RichMethodsMixin:
             global_step: The step of the metric scalars.
             status: The session's status (``"success"``, ``"failure"``, ``"running"``,
                 ``"unknown"``) or None to leave the session open (see ``end_hparams_session``).
+
+        Example:
+            >>> for i in range(5):  # five sessions  # doctest: +SKIP
+            ...     writer.add_hparams({"lr": 0.1 * i}, {"hparam/accuracy": 10 * i})
         """
         if not isinstance(hparam_dict, Mapping) or not isinstance(metric_dict, Mapping):
             raise TypeError("hparam_dict and metric_dict must be dicts")
@@ -97,22 +137,26 @@ class RichMethodsMixin:
                 f"hparam_domain_discrete names hyperparameters not in hparam_dict: {sorted(unknown)}"
             )
         end_status = _status(status)
-        hparams = [HParam(name, Discrete(domains[name]) if name in domains else None) for name in values]
+        hparams = [HParam(name, _domain(name, values[name], domains)) for name in values]
         now = time.time()
         summaries = [
             experiment_pb(hparams, [Metric(tag) for tag in metrics], values=values, time_created_secs=now),
             session_start_pb(values, start_time_secs=now),
-            *(scalar_pb(tag, value) for tag, value in metrics.items()),
+            *(simple_scalar_pb(tag, value) for tag, value in metrics.items()),
         ]
         if end_status is not None:
             summaries.append(session_end_pb(end_status, end_time_secs=now))
         step = check_step(global_step)
         if run_name is None:
-            for summary in summaries:
-                self._add(summary, step, now)
-        else:  # torch's layout: a run of its own, written at once
-            events = [event_pb2.Event(wall_time=now, step=step, summary=summary) for summary in summaries]
-            write_event_file(storage.join(self.log_dir, str(run_name)), events)
+            if not self._own_session:
+                self._own_session = True
+                for summary in summaries:
+                    self._add(summary, step, now)
+                return
+            run_name = _fresh_run_name(self.log_dir, now)
+        # torch's layout: a run of its own, written at once
+        events = [event_pb2.Event(wall_time=now, step=step, summary=summary) for summary in summaries]
+        write_event_file(storage.join(self.log_dir, str(run_name)), events)
 
     def add_hparams_config(
         self, hparams: Sequence[HParam], metrics: Sequence[Metric], *, time_created_secs: float | None = None
@@ -239,12 +283,20 @@ class RichMethodsMixin:
         global_step: int | None = None,
         fps: float = 4,
         walltime: float | None = None,
+        dataformats: str = "NTCHW",
     ) -> None:
-        """Log videos ``(N, T, C, H, W)`` as one animated GIF (the N videos in a grid)."""
+        """Log videos ``(N, T, C, H, W)`` as one animated GIF (the N videos in a grid).
+
+        Args:
+            dataformats: The axes of ``vid_tensor`` (tensorboardX's keyword): an order of
+                ``NTCHW``, or of ``TCHW`` for one video.
+        """
         tag = check_tag(tag)
-        frames = video_frames(to_numpy(vid_tensor, name="vid_tensor"))
+        frames = video_frames(_to_ntchw(to_numpy(vid_tensor, name="vid_tensor"), dataformats))
         gif = encode_gif(frames, float(fps))
-        self._add(image_pb(tag, [gif], width=frames.shape[2], height=frames.shape[1]), global_step, walltime)
+        _, height, width, channels = frames.shape
+        summary = legacy_image_pb(tag, gif, width=width, height=height, channels=channels)
+        self._add(summary, global_step, walltime)
 
     def add_image_with_boxes(
         self,
@@ -264,5 +316,6 @@ class RichMethodsMixin:
         if boxes.size and (boxes.ndim != 2 or boxes.shape[1] != 4):
             raise ValueError(f"box_tensor must have shape [K, 4], got {boxes.shape}")
         drawn = draw_boxes(hwc, boxes, labels, rescale=float(rescale))
-        height, width = drawn.shape[:2]
-        self._add(image_pb(tag, [encode_png(drawn)], width=width, height=height), global_step, walltime)
+        height, width, channels = drawn.shape
+        summary = legacy_image_pb(tag, encode_png(drawn), width=width, height=height, channels=channels)
+        self._add(summary, global_step, walltime)

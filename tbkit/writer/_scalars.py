@@ -1,7 +1,8 @@
 """Batch encoding of scalar events with NumPy: the writer thread's hot path.
 
 A scalar event is ``Event{1: wall_time, 2: step, 5: Summary}`` where the summary bytes are a
-fixed per-tag template around the value's 4 (or 8) bytes. So every record of one tag whose
+fixed per-tag template around the value's 4 bytes (a TF1 ``simple_value``, as torch writes
+``add_scalar`` by default). So every record of one tag whose
 step has a given varint length is one fixed framed template: a batch is built by joining
 templates in call order (in C) and patching wall times, steps and values in with vectorised
 NumPy indexing; the record layer then fills in the data checksums.
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tbkit.plugins.scalars.summary import scalar_template
+from tbkit.plugins.scalars.summary import simple_scalar_template
 from tbkit.record import framing
 from tbkit.record.crc import crc32c, patched_crcs
 
@@ -34,12 +35,12 @@ def _varint(n: int) -> bytes:
 class ScalarBatchEncoder:
     """Encodes batches of float32 scalars ``(tag, value, step, wall_time)`` into framed records.
 
-    ``tags_with_metadata`` is shared with the writer's other kinds: a tag's first value in
-    the file carries its metadata, later ones do not.
+    Each record is a TF1 ``simple_value`` without metadata, byte for byte what
+    ``torch.utils.tensorboard`` writes for ``add_scalar`` by default. A new tag costs O(1)
+    amortised: the per-template tables grow by doubling.
     """
 
-    def __init__(self, tags_with_metadata: set[str]) -> None:
-        self._tags_with_metadata = tags_with_metadata
+    def __init__(self) -> None:
         self._ids: dict[str, int] = {}
         self._summaries: list[tuple[bytes, bytes]] = []  # (prefix, suffix) of the Summary, per id
         # Per key = id * _MAX_VARINT + (varint length - 1): the framed template record (zero at
@@ -51,14 +52,19 @@ class ScalarBatchEncoder:
         self._value_at = np.zeros(0, dtype=np.int64)
         self._distances = np.zeros((0, _COLUMNS), dtype=np.int64)
 
-    def _new_id(self, tag: str, with_metadata: bool) -> int:
-        self._summaries.append(scalar_template(tag, double=False, with_metadata=with_metadata))
-        self._records = np.append(self._records, np.full(_MAX_VARINT, None, dtype=object))
-        self._sizes = np.append(self._sizes, np.zeros(_MAX_VARINT, dtype=np.int64))
-        self._crcs = np.append(self._crcs, np.zeros(_MAX_VARINT, dtype=np.uint32))
-        self._value_at = np.append(self._value_at, np.zeros(_MAX_VARINT, dtype=np.int64))
-        self._distances = np.concatenate([self._distances, np.zeros((_MAX_VARINT, _COLUMNS), dtype=np.int64)])
-        return len(self._summaries) - 1
+    def _new_id(self, tag: str) -> int:
+        tid = len(self._summaries)
+        self._summaries.append(simple_scalar_template(tag))
+        needed = (tid + 1) * _MAX_VARINT
+        if needed > len(self._sizes):
+            grow = max(needed, 2 * len(self._sizes))
+            self._records = _grown(self._records, grow, None)
+            self._sizes = _grown(self._sizes, grow, 0)
+            self._crcs = _grown(self._crcs, grow, 0)
+            self._value_at = _grown(self._value_at, grow, 0)
+            self._distances = _grown(self._distances, grow, 0)
+        self._ids[tag] = tid
+        return tid
 
     def _template(self, key: int) -> None:
         prefix, suffix = self._summaries[key // _MAX_VARINT]
@@ -75,22 +81,15 @@ class ScalarBatchEncoder:
         self._distances[key, columns] = len(data) - np.array(places)
 
     def _template_ids(self, tags: tuple[str, ...]) -> np.ndarray:
-        ids = list(map(self._ids.get, tags))
-        if None in ids:
-            firsts = {}
-            for position, tag in enumerate(tags):
-                if ids[position] is not None:
-                    continue
-                tid = self._ids.get(tag)
-                if tid is None:
-                    tid = self._ids[tag] = self._new_id(tag, False)
-                    if tag not in self._tags_with_metadata:
-                        self._tags_with_metadata.add(tag)
-                        firsts[position] = self._new_id(tag, True)
-                ids[position] = tid
-            for position, tid in firsts.items():
-                ids[position] = tid
-        return np.array(ids, dtype=np.int64)
+        ids = self._ids
+        try:
+            return np.array([ids[tag] for tag in tags], dtype=np.int64)
+        except KeyError:
+            return np.array([self._id_of(tag) for tag in tags], dtype=np.int64)
+
+    def _id_of(self, tag: str) -> int:
+        tid = self._ids.get(tag)
+        return self._new_id(tag) if tid is None else tid
 
     def encode(self, items: list[tuple[str, float, int, float]]) -> bytes:
         """Framed records of every scalar in ``items``, in order."""
@@ -127,3 +126,11 @@ class ScalarBatchEncoder:
         buf[ends[:, None] - distances] = columns
         crcs = patched_crcs(self._crcs[keys], distances, columns)
         return framing.seal_data(buf, starts, sizes - framing.OVERHEAD, crcs)
+
+
+def _grown(array: np.ndarray, rows: int, fill: object) -> np.ndarray:
+    """``array`` with room for ``rows`` rows, the new ones set to ``fill``."""
+    out = np.empty((rows, *array.shape[1:]), dtype=array.dtype)
+    out[: len(array)] = array
+    out[len(array) :] = fill
+    return out

@@ -97,7 +97,7 @@ class EventFileWriter:
         self._failed = False  # closed or errored: the one flag the hot path reads
         self._bytes_since_wait = 0
         self._tags_with_metadata: set[str] = set()
-        self._scalars = ScalarBatchEncoder(self._tags_with_metadata)
+        self._scalars = ScalarBatchEncoder()
         self._write(_header_record())
         self._thread = threading.Thread(target=self._run, name=f"tbkit-writer:{self.path}", daemon=True)
         self._thread.start()
@@ -126,7 +126,7 @@ class EventFileWriter:
             ) from self._error
 
     def add_scalar(self, tag: str, value: float, step: int, wall_time: float) -> None:
-        """Queue one float32 scalar (already validated) for writing."""
+        """Queue one scalar (already validated) to be written as a float32 ``simple_value``."""
         if self._failed:
             self._check()
         queue = self._queue

@@ -5,26 +5,24 @@ from __future__ import annotations
 import datetime
 import socket
 import time
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from google.protobuf.message import DecodeError
 
-from tbkit._arrays import to_float, to_numpy
-from tbkit.plugins.audio.summary import audio_pb, clip_samples, encode_wav
-from tbkit.plugins.histograms.summary import Bins, compute_buckets, histogram_pb, histogram_raw_pb
-from tbkit.plugins.images.convert import encode_png, to_hwc, to_uint8
-from tbkit.plugins.images.summary import image_pb
-from tbkit.plugins.scalars.summary import scalar_pb
+from tbkit._arrays import to_numpy
+from tbkit.plugins.scalars.summary import scalar_pb, simple_scalar_pb
 from tbkit.plugins.tensors.summary import tensor_pb
 from tbkit.plugins.text.summary import text_pb
 from tbkit.proto import event_pb2, summary_pb2
 from tbkit.record import storage
+from tbkit.writer._compat import CompatMixin, FileWriter, as_message
 from tbkit.writer._file_methods import FileMethodsMixin
 from tbkit.writer._graph_methods import GraphMethodsMixin
+from tbkit.writer._media_methods import MediaMethodsMixin
 from tbkit.writer._rich_methods import RichMethodsMixin
-from tbkit.writer._values import _INT64_MAX, _INT64_MIN, check_step, check_tag, check_walltime
+from tbkit.writer._values import _INT64_MAX, _INT64_MIN, check_step, check_tag, check_walltime, scalar_float
 from tbkit.writer.event_file import EventFileWriter
 
 _now = time.time
@@ -36,7 +34,7 @@ def default_logdir(comment: str = "") -> str:
     return storage.join("runs", f"{stamp}_{socket.gethostname()}{comment}")
 
 
-class SummaryWriter(RichMethodsMixin, FileMethodsMixin, GraphMethodsMixin):
+class SummaryWriter(MediaMethodsMixin, RichMethodsMixin, FileMethodsMixin, GraphMethodsMixin, CompatMixin):
     """Writes TensorBoard event files for a run; ``torch.utils.tensorboard.SummaryWriter``'s API.
 
     All ``add_*`` methods validate and convert their arguments in the caller's thread and
@@ -57,20 +55,30 @@ class SummaryWriter(RichMethodsMixin, FileMethodsMixin, GraphMethodsMixin):
             Only rank 0 writes: other ranks get a ``NullSummaryWriter`` that accepts every
             call and writes nothing.
         per_rank: Every rank writes, each into its own run ``<log_dir>/rank<k>``.
+        logdir: tensorboardX's name for ``log_dir``.
+        write_to_disk: tensorboardX's switch: False gives a ``NullSummaryWriter``, which
+            accepts every call and writes nothing.
 
     Example:
         >>> with SummaryWriter(tmp_dir) as w:  # doctest: +SKIP
         ...     w.add_scalar("loss", 0.25, global_step=1)
     """
 
-    def __new__(cls, *args: Any, rank: int | None = None, per_rank: bool = False, **kwargs: Any) -> Any:
+    def __new__(
+        cls,
+        *args: Any,
+        rank: int | None = None,
+        per_rank: bool = False,
+        write_to_disk: bool = True,
+        **kwargs: Any,
+    ) -> Any:
         from tbkit.writer._rank import NullSummaryWriter, resolve_rank
 
-        if per_rank or resolve_rank(rank) == 0:
+        if write_to_disk and (per_rank or resolve_rank(rank) == 0):
             return super().__new__(cls)
         null = super().__new__(NullSummaryWriter)
         if not issubclass(NullSummaryWriter, cls):  # a subclass of SummaryWriter: Python won't init it
-            null.__init__(*args, rank=rank, per_rank=per_rank, **kwargs)
+            null.__init__(*args, rank=rank, per_rank=per_rank, write_to_disk=write_to_disk, **kwargs)
         return null
 
     def __init__(
@@ -84,9 +92,13 @@ class SummaryWriter(RichMethodsMixin, FileMethodsMixin, GraphMethodsMixin):
         *,
         rank: int | None = None,
         per_rank: bool = False,
+        logdir: str | None = None,
+        write_to_disk: bool = True,
     ) -> None:
         from tbkit.writer._rank import rank_log_dir, resolve_rank
 
+        if log_dir is None:
+            log_dir = logdir
         if log_dir is None:
             log_dir = default_logdir(comment)
         log_dir = str(log_dir)
@@ -100,6 +112,9 @@ class SummaryWriter(RichMethodsMixin, FileMethodsMixin, GraphMethodsMixin):
         self._scalar_queue = self._writer._queue
         self._wake_at = self._writer._wake_at
         self._sub_writers: dict[str, EventFileWriter] = {}
+        self._sub_tags: dict[str, tuple[str, str]] = {}  # add_scalars run -> (main_tag, key)
+        self._file_writers: dict[str, FileWriter] = {}
+        self._exported: dict[str, int] = {}  # event file -> bytes already exported to JSON
         if purge_at is not None:
             start = event_pb2.SessionLog(status=event_pb2.SessionLog.START)
             self._writer.add_event(event_pb2.Event(wall_time=time.time(), step=purge_at, session_log=start))
@@ -112,28 +127,61 @@ class SummaryWriter(RichMethodsMixin, FileMethodsMixin, GraphMethodsMixin):
         scalar_value: Any,
         global_step: int | None = None,
         walltime: float | None = None,
-        new_style: bool = True,
+        new_style: bool = False,
         double_precision: bool = False,
+        *,
+        display_name: str = "",
+        summary_description: str = "",
     ) -> None:
-        """Log one scalar as a rank-0 float32 tensor (float64 with ``double_precision``).
+        """Log one scalar, in the form torch writes it.
 
-        ``new_style`` is accepted for torch compatibility; tbkit always writes the tensor
-        form. NaN and ±inf are written as they are.
+        By default (``new_style=False``) a TF1 ``simple_value``, a float32 that every reader
+        reads (TensorBoard, ``EventAccumulator``, tbparse, TensorFlow's ``summary_iterator``);
+        ``double_precision`` is then ignored, as in torch. With ``new_style=True``, a rank-0
+        tensor under the scalars plugin, float32 or, with ``double_precision``, float64 (which
+        TensorBoard's default loader leaves out: a warning says so). NaN and ±inf are written
+        as they are.
+
+        Args:
+            tag: The series name.
+            scalar_value: A number, a numeric string, or a one-element array or tensor.
+            global_step: The step (default 0); a float is truncated to an int, as in torch.
+            walltime: Seconds since the epoch (default now).
+            new_style: Write the tensor form instead of ``simple_value``.
+            double_precision: With ``new_style``, write a float64 tensor.
+            display_name: tensorboardX's keyword: the tag's display name (in its metadata).
+            summary_description: tensorboardX's keyword: the tag's description.
         """
         if type(tag) is not str or not tag:
             tag = check_tag(tag)
-        kind = type(scalar_value)
-        if kind is not float:
-            scalar_value = to_float(scalar_value, name="scalar_value")
+        if type(scalar_value) is not float:
+            scalar_value = scalar_float(scalar_value, name="scalar_value")
         if type(global_step) is not int or not _INT64_MIN <= global_step <= _INT64_MAX:
             global_step = check_step(global_step)
         wall_time = _now() if walltime is None else check_walltime(walltime)
         writer = self._writer
-        if double_precision or writer._failed:
-            if double_precision:
-                self._add(scalar_pb(tag, scalar_value, double=True), global_step, wall_time)
-                return
+        if new_style or display_name or summary_description or writer._failed:
             writer._check()
+            if new_style:
+                if double_precision:
+                    warnings.warn(
+                        "add_scalar(new_style=True, double_precision=True) writes a float64 tensor, "
+                        "as torch does; TensorBoard's default loader does not show float64 scalars",
+                        stacklevel=2,
+                    )
+                summary = scalar_pb(
+                    tag,
+                    scalar_value,
+                    double=double_precision,
+                    display_name=display_name,
+                    description=summary_description,
+                )
+            else:
+                summary = simple_scalar_pb(
+                    tag, scalar_value, display_name=display_name, description=summary_description
+                )
+            writer.add_summary(summary, global_step, wall_time)
+            return
         # EventFileWriter.add_scalar, inlined: this is the hottest path of the package.
         queue = self._scalar_queue
         queue.append((tag, scalar_value, global_step, wall_time))
@@ -149,7 +197,8 @@ class SummaryWriter(RichMethodsMixin, FileMethodsMixin, GraphMethodsMixin):
     ) -> None:
         """Log several scalars under one chart: each goes to run ``<log_dir>/<main_tag>_<key>``.
 
-        This is torch's layout: one sub-run per key, every one with the tag ``main_tag``.
+        This is torch's layout: one sub-run per key, every one with the tag ``main_tag``,
+        each value a ``simple_value`` as ``add_scalar`` writes it.
         """
         main_tag = check_tag(main_tag, "main_tag")
         if not isinstance(tag_scalar_dict, Mapping):
@@ -157,7 +206,7 @@ class SummaryWriter(RichMethodsMixin, FileMethodsMixin, GraphMethodsMixin):
         step = check_step(global_step)
         wall_time = check_walltime(walltime)
         values = {
-            check_tag(k, "tag_scalar_dict key"): to_float(v, name=f"tag_scalar_dict[{k!r}]")
+            check_tag(k, "tag_scalar_dict key"): scalar_float(v, name=f"tag_scalar_dict[{k!r}]")
             for k, v in tag_scalar_dict.items()
         }
         self._check_open()
@@ -166,136 +215,10 @@ class SummaryWriter(RichMethodsMixin, FileMethodsMixin, GraphMethodsMixin):
             writer = self._sub_writers.get(run_dir)
             if writer is None:
                 writer = self._sub_writers[run_dir] = EventFileWriter(run_dir, **self._options)
+                self._sub_tags[run_dir] = (main_tag, key)
             writer.add_scalar(main_tag, value, step, wall_time)
 
-    # -- histograms --------------------------------------------------------------------
-
-    def add_histogram(
-        self,
-        tag: str,
-        values: Any,
-        global_step: int | None = None,
-        bins: Bins = "tensorflow",
-        walltime: float | None = None,
-        max_bins: int | None = None,
-    ) -> None:
-        """Log a histogram of ``values`` as ``[k, 3]`` buckets (left, right, count).
-
-        Args:
-            bins: ``"tensorflow"`` (default: TensorFlow 2's 30 equal-width buckets from
-                min to max), a bucket count, a NumPy strategy such as ``"auto"``, or edges.
-            max_bins: Caps the bucket count where ``bins`` leaves it open.
-        """
-        tag = check_tag(tag)
-        array = to_numpy(values, name="values")
-        if not (np.issubdtype(array.dtype, np.number) or array.dtype == np.bool_):
-            raise TypeError(f"values must be numeric, got dtype {array.dtype}")
-        buckets = compute_buckets(array, bins, max_bins)
-        self._add(histogram_pb(tag, buckets), global_step, walltime)
-
-    def add_histogram_raw(
-        self,
-        tag: str,
-        min: float,
-        max: float,
-        num: float,
-        sum: float,
-        sum_squares: float,
-        bucket_limits: Sequence[float],
-        bucket_counts: Sequence[float],
-        global_step: int | None = None,
-        walltime: float | None = None,
-    ) -> None:
-        """Log a histogram from precomputed statistics, as torch's ``add_histogram_raw``.
-
-        ``bucket_limits[i]`` is the right edge of bucket ``i``; the first bucket starts at ``min``.
-        """
-        tag = check_tag(tag)
-        summary = histogram_raw_pb(
-            tag,
-            min=to_float(min, name="min"),
-            max=to_float(max, name="max"),
-            num=to_float(num, name="num"),
-            sum=to_float(sum, name="sum"),
-            sum_squares=to_float(sum_squares, name="sum_squares"),
-            bucket_limits=to_numpy(bucket_limits, name="bucket_limits").reshape(-1).tolist(),
-            bucket_counts=to_numpy(bucket_counts, name="bucket_counts").reshape(-1).tolist(),
-        )
-        self._add(summary, global_step, walltime)
-
-    # -- images, figures, audio, text, tensors -------------------------------------------
-
-    def add_image(
-        self,
-        tag: str,
-        img_tensor: Any,
-        global_step: int | None = None,
-        walltime: float | None = None,
-        dataformats: str = "CHW",
-    ) -> None:
-        """Log one image, PNG-encoded.
-
-        Args:
-            img_tensor: An array laid out as ``dataformats`` (``CHW``, ``HWC``, ``HW`` ...),
-                with 1, 3 or 4 channels; uint8 in [0, 255], or float in [0, 1].
-        """
-        tag = check_tag(tag)
-        if not isinstance(dataformats, str):
-            raise TypeError(f"dataformats must be a str, got {type(dataformats).__name__}")
-        hwc = to_uint8(to_hwc(to_numpy(img_tensor, name="img_tensor"), dataformats))
-        height, width = hwc.shape[:2]
-        self._add(image_pb(tag, [encode_png(hwc)], width=width, height=height), global_step, walltime)
-
-    def add_images(
-        self,
-        tag: str,
-        img_tensor: Any,
-        global_step: int | None = None,
-        walltime: float | None = None,
-        dataformats: str = "NCHW",
-    ) -> None:
-        """Log a batch of images as one grid image, eight per row (torch's layout)."""
-        if not isinstance(dataformats, str) or "N" not in dataformats.upper():
-            raise ValueError(f"dataformats for add_images must include N, got {dataformats!r}")
-        self.add_image(tag, img_tensor, global_step, walltime, dataformats)
-
-    def add_figure(
-        self,
-        tag: str,
-        figure: Any,
-        global_step: int | None = None,
-        close: bool = True,
-        walltime: float | None = None,
-    ) -> None:
-        """Render a matplotlib figure (or a list of them, as a grid) and log it as an image."""
-        from tbkit.writer._figures import render_figures
-
-        images = render_figures(figure, close=close)
-        if isinstance(figure, list | tuple):
-            self.add_images(tag, np.stack(images), global_step, walltime, dataformats="NHWC")
-        else:
-            self.add_image(tag, images[0], global_step, walltime, dataformats="HWC")
-
-    def add_audio(
-        self,
-        tag: str,
-        snd_tensor: Any,
-        global_step: int | None = None,
-        sample_rate: int = 44100,
-        walltime: float | None = None,
-    ) -> None:
-        """Log an audio clip as 16-bit PCM WAV.
-
-        Args:
-            snd_tensor: Samples in [-1, 1], shape ``(L,)`` or ``(1, L)`` (mono), or
-                ``(L, C)`` for ``C`` channels. Integer samples are scaled by their dtype's range.
-            sample_rate: Samples per second.
-        """
-        tag = check_tag(tag)
-        samples = clip_samples(to_numpy(snd_tensor, name="snd_tensor"), name="snd_tensor")
-        if isinstance(sample_rate, bool) or not isinstance(sample_rate, int | np.integer) or sample_rate <= 0:
-            raise ValueError(f"sample_rate must be a positive int, got {sample_rate!r}")
-        self._add(audio_pb(tag, [encode_wav(samples, int(sample_rate))]), global_step, walltime)
+    # -- text, tensors, summaries ----------------------------------------------------
 
     def add_text(
         self,
@@ -304,7 +227,11 @@ class SummaryWriter(RichMethodsMixin, FileMethodsMixin, GraphMethodsMixin):
         global_step: int | None = None,
         walltime: float | None = None,
     ) -> None:
-        """Log Markdown text; a (nested) list of strings is shown as a table."""
+        """Log Markdown text under the tag ``<tag>/text_summary``, as torch does.
+
+        A string is written as torch writes it, a one-element string vector (TensorBoard
+        shows it in a one-cell table); a (nested) list of strings is shown as a table.
+        """
         tag = check_tag(tag)
         if not isinstance(text_string, str):
             array = np.asarray(text_string, dtype=object)
@@ -313,7 +240,9 @@ class SummaryWriter(RichMethodsMixin, FileMethodsMixin, GraphMethodsMixin):
                     f"text_string must be a str or an array of str, got {type(text_string).__name__}"
                 )
             text_string = array
-        self._add(text_pb(tag, text_string), global_step, walltime)
+        if isinstance(text_string, str):
+            text_string = np.array([text_string], dtype=object)
+        self._add(text_pb(f"{tag}/text_summary", text_string), global_step, walltime)
 
     def add_tensor(
         self, tag: str, tensor: Any, global_step: int | None = None, walltime: float | None = None
@@ -331,23 +260,7 @@ class SummaryWriter(RichMethodsMixin, FileMethodsMixin, GraphMethodsMixin):
         TensorBoard's) or its serialized bytes. As for every kind, metadata is kept only on
         each tag's first value in the file.
         """
-        if isinstance(summary, bytes | bytearray):
-            data = bytes(summary)
-        elif isinstance(summary, summary_pb2.Summary):
-            data = None
-        elif hasattr(summary, "SerializeToString"):
-            data = summary.SerializeToString()
-        else:
-            raise TypeError(f"summary must be a Summary proto or its bytes, got {type(summary).__name__}")
-        if data is not None:
-            try:
-                summary = summary_pb2.Summary.FromString(data)
-            except DecodeError as exc:
-                raise ValueError(f"summary does not parse as a Summary: {exc}") from None
-        else:
-            copy = summary_pb2.Summary()
-            copy.CopyFrom(summary)  # the writer thread may strip metadata: never touch the caller's
-            summary = copy
+        summary = as_message(summary, summary_pb2.Summary, "summary")
         for value in summary.value:
             check_tag(value.tag, "summary value tag")
         self._add(summary, global_step, walltime)

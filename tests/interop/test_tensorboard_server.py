@@ -42,8 +42,6 @@ from _same_calls import (
     write_restarted_run_torch,
 )
 from tensorboard import plugin_util
-from tensorboard.plugins.histogram import summary_v2 as tb_histogram
-from tensorboard.util import tensor_util
 
 import tbkit
 
@@ -86,10 +84,12 @@ def _write_logdir(logdir: Path) -> None:
         second.add_scalar("second", -step, step)
     first.close()
     second.close()
-    with tbkit.SummaryWriter(logdir / "special") as writer:
+    with tbkit.SummaryWriter(logdir / "special") as writer, pytest.warns(UserWarning, match="float64"):
         for step, value in enumerate(SPECIAL):
             writer.add_scalar("f32", value, step, walltime=WALL0)
-            writer.add_scalar("f64", value, step, walltime=WALL0, double_precision=True)
+            # double_precision alone is ignored, as in torch: a float32 simple_value again
+            writer.add_scalar("f32_dp", value, step, walltime=WALL0, double_precision=True)
+            writer.add_scalar("f64", value, step, walltime=WALL0, new_style=True, double_precision=True)
 
 
 EXPECTED_RUNS = {
@@ -107,7 +107,7 @@ def _loaded(server: Server) -> bool:
     if set(server.json("/data/runs")) != EXPECTED_RUNS:
         return False
     for peer in PEERS:
-        tag = "notes/md" if peer == "tbkit" else "notes/md/text_summary"
+        tag = "notes/md/text_summary"  # torch's tag, for tbkit's run as for torch's
         if len(server.json("/data/plugin/text/text", run=peer, tag=tag)) != len(TEXT["notes/md"]):
             return False
         if len(server.json("/data/plugin/audio/audio", run=peer, tag="audio/sine")) != 1:
@@ -209,12 +209,14 @@ def test_scalars_same_as_torch(server: Server) -> None:
 
 
 def test_non_finite_and_double_scalars(server: Server) -> None:
-    values = [v for _, _, v in _scalars(server, "special", "f32")]
-    assert math.isnan(values[0]) and values[1:3] == [math.inf, -math.inf]
-    assert values[3] == float(np.float32(SPECIAL[3]))
-    # TensorBoard 2.21's Rust loader serves only DT_FLOAT scalars: double_precision ones (tbkit's
-    # as torch's) are left out of the scalars plugin; the Python loader (--load_fast=false) has them.
-    assert set(server.json("/data/plugin/scalars/tags")["special"]) == {"f32"}
+    for tag in ("f32", "f32_dp"):
+        values = [v for _, _, v in _scalars(server, "special", tag)]
+        assert math.isnan(values[0]) and values[1:3] == [math.inf, -math.inf], tag
+        assert values[3] == float(np.float32(SPECIAL[3])), tag
+    # TensorBoard 2.21's Rust loader serves only DT_FLOAT scalars: new_style double_precision ones
+    # (tbkit's as torch's) are left out of the scalars plugin; the Python loader (--load_fast=false)
+    # has them.
+    assert set(server.json("/data/plugin/scalars/tags")["special"]) == {"f32", "f32_dp"}
 
 
 def test_restart_purges_like_torch(server: Server) -> None:
@@ -222,7 +224,7 @@ def test_restart_purges_like_torch(server: Server) -> None:
     for run in ("purge_tbkit", "purge_torch"):
         assert [(s, v) for _, s, v in _scalars(server, run, "loss")] == RESTARTED_EXPECTED
     # It leaves the text written before the restart in place, for torch's run as for tbkit's.
-    ours = server.json("/data/plugin/text/text", run="purge_tbkit", tag="note")
+    ours = server.json("/data/plugin/text/text", run="purge_tbkit", tag="note/text_summary")
     theirs = server.json("/data/plugin/text/text", run="purge_torch", tag="note/text_summary")
     assert [e["step"] for e in ours] == [e["step"] for e in theirs] == list(range(10))
 
@@ -240,40 +242,51 @@ def _histogram(server: Server, run: str, tag: str) -> tuple[float, int, np.ndarr
     return wall, step, np.asarray(rows, dtype=np.float64).reshape(-1, 3)
 
 
-def test_histograms(server: Server) -> None:
+def _non_empty(rows: np.ndarray) -> np.ndarray:
+    return rows[rows[:, 2] > 0]
+
+
+def _non_empty_buckets(data: np.ndarray, bins: Any) -> np.ndarray:
+    """The non-empty ``[left, right, count]`` rows of ``np.histogram(data, bins)``, the last up to the max."""
+    counts, edges = np.histogram(data, bins=bins)
+    rows = _non_empty(np.stack([edges[:-1], edges[1:], counts], axis=1).astype(np.float64))
+    rows[-1, 1] = data.max()
+    return rows
+
+
+def test_histograms(server: Server, tmp_path: Path) -> None:
+    from torch.utils.tensorboard import SummaryWriter as TorchWriter
+
     assert set(server.json("/data/plugin/histograms/tags")["tbkit"]) == {
         "hist/default",
         "hist/int",
         "hist/edges",
     }
     data = hist_values()
-    for tag, buckets in (("hist/default", 30), ("hist/int", 5)):
+    torch_writer = TorchWriter(str(tmp_path))  # not in the served logdir
+    torch_writer.close()
+    tf1_edges = torch_writer.default_bins  # torch's default: TF1's exponential edges
+    for tag, bins in (("hist/default", tf1_edges), ("hist/int", 5), ("hist/edges", HIST_EDGES)):
         wall, step, rows = _histogram(server, "tbkit", tag)
         assert (wall, step) == (WALL0 + 1, 1)
-        proto = tb_histogram.histogram_pb("h", data, buckets=buckets)  # TensorBoard's own bucketing
-        np.testing.assert_allclose(rows, tensor_util.make_ndarray(proto.value[0].tensor), rtol=1e-12)
+        assert rows[:, 2].sum() == data.size
+        # The Rust loader serves a HistogramProto's buckets as stored (torch's, like tbkit's, keep
+        # one leading empty bucket), each from the previous bucket's limit to its own, the first
+        # from the min and the last up to the max.
+        assert (rows[0, 0], rows[0, 2], rows[-1, 1]) == (data.min(), 0, data.max()), tag
+        np.testing.assert_allclose(_non_empty(rows), _non_empty_buckets(data, bins), rtol=1e-6, err_msg=tag)
     _, _, rows = _histogram(server, "tbkit", "hist/edges")
-    np.testing.assert_array_equal(rows[:, :2], np.stack([HIST_EDGES[:-1], HIST_EDGES[1:]], axis=1))
-    np.testing.assert_array_equal(rows[:, 2], np.histogram(data, bins=HIST_EDGES)[0])
-
-
-def _non_empty(rows: np.ndarray) -> np.ndarray:
-    return rows[rows[:, 2] > 0]
+    np.testing.assert_array_equal(rows[1:, :2], np.stack([HIST_EDGES[:-1], HIST_EDGES[1:]], axis=1))
+    np.testing.assert_array_equal(rows[1:, 2], np.histogram(data, bins=HIST_EDGES)[0])
 
 
 def test_histograms_same_as_torch(server: Server) -> None:
-    data = hist_values()
-    for tag in ("hist/default", "hist/int", "hist/edges"):
+    tags = server.json("/data/plugin/histograms/tags")
+    assert set(tags["tbkit"]) == set(tags["torch"])
+    for tag in tags["tbkit"]:
         ours, theirs = _histogram(server, "tbkit", tag), _histogram(server, "torch", tag)
         assert ours[:2] == theirs[:2]
-        # The total count and the range agree whatever the bucketing (torch's default is TF1's
-        # exponential buckets, tbkit's TF2's 30 equal-width ones).
-        for rows in (ours[2], theirs[2]):
-            assert rows[:, 2].sum() == data.size
-            nonempty = _non_empty(rows)
-            assert (nonempty[0, 0], nonempty[-1, 1]) == (data.min(), data.max())
-        if tag != "hist/default":  # the same buckets, but torch's are stored as float32
-            np.testing.assert_allclose(_non_empty(ours[2]), _non_empty(theirs[2]), rtol=1e-6)
+        np.testing.assert_array_equal(ours[2], theirs[2], err_msg=tag)  # the same HistogramProto
 
 
 # -- images ------------------------------------------------------------------------------
@@ -320,7 +333,10 @@ def _served_audio(server: Server, run: str) -> tuple[int, np.ndarray, int]:
 
 def test_audio(server: Server) -> None:
     (entry,) = server.json("/data/plugin/audio/audio", run="tbkit", tag="audio/sine")
-    assert (entry["step"], entry["wall_time"], entry["contentType"]) == (5, WALL0 + 5, "audio/wav")
+    (torch_entry,) = server.json("/data/plugin/audio/audio", run="torch", tag="audio/sine")
+    assert (entry["step"], entry["wall_time"]) == (5, WALL0 + 5)
+    # The Rust loader gives a TF1 Summary.Audio (torch's form, and tbkit's) no content type.
+    assert entry["contentType"] == torch_entry["contentType"] == "application/octet-stream"
     rate, frames, channels = _served_audio(server, "tbkit")
     assert (rate, channels) == (AUDIO_RATE, 1)
     assert np.abs(frames - pcm16(sine())).max() <= 1
@@ -334,20 +350,17 @@ def test_audio_same_as_torch(server: Server) -> None:
 
 
 def test_text_same_as_torch(server: Server) -> None:
-    # torch appends "/text_summary" to text tags; tbkit keeps the tag as given (as tf.summary.text).
+    # torch appends "/text_summary" to text tags, and so does tbkit.
     tags = server.json("/data/plugin/text/tags")
-    assert tags["tbkit"] == list(TEXT)
-    assert tags["torch"] == [f"{t}/text_summary" for t in TEXT]
+    assert tags["tbkit"] == tags["torch"] == [f"{t}/text_summary" for t in TEXT]
     for tag, texts in TEXT.items():
-        ours = server.json("/data/plugin/text/text", run="tbkit", tag=tag)
+        ours = server.json("/data/plugin/text/text", run="tbkit", tag=f"{tag}/text_summary")
         theirs = server.json("/data/plugin/text/text", run="torch", tag=f"{tag}/text_summary")
         assert [(e["step"], e["wall_time"]) for e in ours] == [(i, WALL0 + i) for i in range(len(texts))]
-        assert [e["text"] for e in ours] == [plugin_util.markdown_to_safe_html(t) for t in texts]
         assert [(e["step"], e["wall_time"]) for e in theirs] == [(e["step"], e["wall_time"]) for e in ours]
-        # torch writes a one-element vector, which TensorBoard shows as a one-cell table;
-        # tbkit writes a scalar string (as tf.summary.text does), shown as the text itself.
-        for mine, torch_entry in zip(ours, theirs, strict=True):
-            assert (
-                torch_entry["text"]
-                == f"<table>\n<tbody>\n<tr>\n<td>{mine['text']}</td>\n</tr>\n</tbody>\n</table>"
-            )
+        # torch writes a one-element vector, which TensorBoard shows as a one-cell table; so does tbkit.
+        cells = [plugin_util.markdown_to_safe_html(t) for t in texts]
+        assert [e["text"] for e in ours] == [
+            f"<table>\n<tbody>\n<tr>\n<td>{cell}</td>\n</tr>\n</tbody>\n</table>" for cell in cells
+        ]
+        assert [e["text"] for e in ours] == [e["text"] for e in theirs]

@@ -2,7 +2,9 @@
 
 Every ``add_*`` method writes to ``tmp_path``; TensorBoard's readers (TF-free, through its
 stub) decode the file and the values, steps, wall times, pixels, samples and text must be
-the ones logged.
+the ones logged. tbkit writes the forms torch writes (TF1 ``simple_value``, ``Summary.Image``,
+``Summary.Audio``, ``HistogramProto``, ``<tag>/text_summary``): where torch can make the same
+call, its file is written too and must read back the same.
 """
 
 from __future__ import annotations
@@ -30,7 +32,6 @@ from _same_calls import (
     write_restarted_run_torch,
 )
 from tensorboard.backend.event_processing import event_file_loader
-from tensorboard.plugins.histogram import summary_v2 as tb_histogram
 from tensorboard.util import tensor_util
 
 from tbkit import SummaryWriter
@@ -51,92 +52,135 @@ def _plugin(acc, tag: str) -> str:
     return acc.SummaryMetadata(tag).plugin_data.plugin_name
 
 
+def _torch_writer(path: Path):
+    """torch.utils.tensorboard's writer: what tbkit's output must read back like."""
+    from torch.utils.tensorboard import SummaryWriter as TorchWriter
+
+    return TorchWriter(str(path))
+
+
 # -- scalars ---------------------------------------------------------------------------
 
 
 def test_add_scalar_values_steps_and_wall_times(tmp_path: Path) -> None:
     import torch
 
-    values = [0.5, 3, np.float64(-2.25), np.int32(7), torch.tensor(1.5), np.array(0.125, np.float16)]
-    with SummaryWriter(tmp_path) as writer:
+    values = [0.5, 3, np.float64(-2.25), np.int32(7), torch.tensor(1.5), np.array(0.125, np.float16), "0.75"]
+    with SummaryWriter(tmp_path / "tbkit") as writer:
         for step, value in enumerate(values):
             writer.add_scalar("loss", value, global_step=step * 10, walltime=WALL + step)
-    acc = accumulate(_only_run(tmp_path))
-    assert acc.Tags()["tensors"] == ["loss"]
-    assert _plugin(acc, "loss") == "scalars"
-    read = tensor_values(acc, "loss")
-    assert [s for s, _, _ in read] == [i * 10 for i in range(len(values))]
-    assert [w for _, w, _ in read] == [WALL + i for i in range(len(values))]
-    for (_, _, array), value in zip(read, values, strict=True):
-        assert array.shape == () and array.dtype == np.float32
-        assert array.item() == np.float32(float(value))
+    with _torch_writer(tmp_path / "torch") as writer:
+        for step, value in enumerate(values[:-1]):  # torch.tensor rejects a numeric string
+            writer.add_scalar("loss", value, global_step=step * 10, walltime=WALL + step)
+    acc = accumulate(_only_run(tmp_path / "tbkit"))
+    assert acc.Tags()["scalars"] == ["loss"] and acc.Tags()["tensors"] == []  # a TF1 simple_value
+    read = [(e.step, e.wall_time, e.value) for e in acc.Scalars("loss")]
+    expected = [(i * 10, WALL + i, float(np.float32(float(v)))) for i, v in enumerate(values)]
+    assert read == expected
+    theirs = accumulate(_only_run(tmp_path / "torch"))
+    assert acc.Scalars("loss")[:-1] == theirs.Scalars("loss")
+    # TensorBoard's plugin loader migrates it to the scalars plugin's rank-0 float32 tensor.
+    plugin = accumulate_plugin(tmp_path / "tbkit")
+    assert plugin.SummaryMetadata("loss").plugin_data.plugin_name == "scalars"
+    arrays = [a for _, _, a in tensor_values(plugin, "loss")]
+    assert all(a.shape == () and a.dtype == np.float32 for a in arrays)
+    assert [a.item() for a in arrays] == [v for _, _, v in expected]
 
 
 def test_add_scalar_double_precision_and_non_finite(tmp_path: Path) -> None:
     exact = 0.1 + 1e-12  # not representable in float32
     specials = [math.nan, math.inf, -math.inf]
-    with SummaryWriter(tmp_path) as writer:
-        writer.add_scalar("exact", exact, 1, walltime=WALL, double_precision=True)
+
+    def calls(writer) -> None:
+        writer.add_scalar("exact", exact, 1, walltime=WALL, new_style=True, double_precision=True)
+        writer.add_scalar("ignored", exact, 1, walltime=WALL, double_precision=True)  # as in torch
         writer.add_scalar("single", exact, 1, walltime=WALL)
+        writer.add_scalar("tensor", exact, 1, walltime=WALL, new_style=True)
         for step, value in enumerate(specials):
             writer.add_scalar("special", value, step, walltime=WALL)
-            writer.add_scalar("special64", value, step, walltime=WALL, double_precision=True)
-    acc = accumulate(_only_run(tmp_path))
-    ((_, _, double),) = tensor_values(acc, "exact")
-    assert double.dtype == np.float64 and double.item() == exact
-    ((_, _, single),) = tensor_values(acc, "single")
-    assert single.dtype == np.float32 and single.item() == float(np.float32(exact)) != exact
-    for tag in ("special", "special64"):
-        got = [a.item() for _, _, a in tensor_values(acc, tag)]
-        assert math.isnan(got[0]) and got[1:] == [math.inf, -math.inf], tag
+            writer.add_scalar("special64", value, step, walltime=WALL, new_style=True, double_precision=True)
+
+    with SummaryWriter(tmp_path / "tbkit") as writer, pytest.warns(UserWarning, match="float64"):
+        calls(writer)
+    with _torch_writer(tmp_path / "torch") as writer:
+        calls(writer)
+    for run in ("tbkit", "torch"):
+        acc = accumulate(_only_run(tmp_path / run))
+        assert sorted(acc.Tags()["tensors"]) == ["exact", "special64", "tensor"], run
+        assert sorted(acc.Tags()["scalars"]) == ["ignored", "single", "special"], run
+        ((_, _, double),) = tensor_values(acc, "exact")
+        assert double.dtype == np.float64 and double.item() == exact
+        ((_, _, single),) = tensor_values(acc, "tensor")
+        assert single.dtype == np.float32 and single.item() == float(np.float32(exact)) != exact
+        assert _plugin(acc, "exact") == _plugin(acc, "tensor") == "scalars"
+        for tag in ("ignored", "single"):
+            assert [e.value for e in acc.Scalars(tag)] == [float(np.float32(exact))], (run, tag)
+        got = [e.value for e in acc.Scalars("special")]
+        assert math.isnan(got[0]) and got[1:] == [math.inf, -math.inf], run
+        got = [a.item() for _, _, a in tensor_values(acc, "special64")]
+        assert math.isnan(got[0]) and got[1:] == [math.inf, -math.inf], run
 
 
 def test_add_scalars_writes_one_sub_run_per_key(tmp_path: Path) -> None:
-    with SummaryWriter(tmp_path) as writer:
+    def calls(writer) -> None:
         for step in range(3):
             writer.add_scalars("a/b", {"train": step * 1.5, "val": -step}, step, walltime=WALL + step)
         writer.add_scalar("main", 1.0, 0)
-    subdirs = sorted(p.name for p in tmp_path.iterdir() if p.is_dir())
-    assert subdirs == ["a_b_train", "a_b_val"]
-    assert accumulate(tmp_path).Tags()["tensors"] == ["main"]
-    for name, expected in (("a_b_train", [0.0, 1.5, 3.0]), ("a_b_val", [0.0, -1.0, -2.0])):
-        acc = accumulate(tmp_path / name)
-        assert acc.Tags()["tensors"] == ["a/b"]
-        assert _plugin(acc, "a/b") == "scalars"
-        read = tensor_values(acc, "a/b")
-        assert [(s, w, a.item()) for s, w, a in read] == [(i, WALL + i, v) for i, v in enumerate(expected)]
+
+    with SummaryWriter(tmp_path / "tbkit") as writer:
+        calls(writer)
+    with _torch_writer(tmp_path / "torch") as writer:
+        calls(writer)
+    for run in ("tbkit", "torch"):
+        root = tmp_path / run
+        subdirs = sorted(p.name for p in root.iterdir() if p.is_dir())
+        assert subdirs == ["a_b_train", "a_b_val"], run
+        assert accumulate(root).Tags()["scalars"] == ["main"]
+        for name, expected in (("a_b_train", [0.0, 1.5, 3.0]), ("a_b_val", [0.0, -1.0, -2.0])):
+            acc = accumulate(root / name)
+            assert acc.Tags()["scalars"] == ["a/b"] and acc.Tags()["tensors"] == []
+            read = [(e.step, e.wall_time, e.value) for e in acc.Scalars("a/b")]
+            assert read == [(i, WALL + i, v) for i, v in enumerate(expected)], (run, name)
 
 
 # -- histograms ------------------------------------------------------------------------
 
 
-def _tb_buckets(data: np.ndarray, buckets: int) -> np.ndarray:
-    """TensorBoard's own bucketing of ``data`` (its NumPy ``histogram_pb``)."""
-    proto = tb_histogram.histogram_pb("h", data, buckets=buckets)
-    return tensor_util.make_ndarray(proto.value[0].tensor)
-
-
 @pytest.mark.parametrize(
-    ("data", "kwargs", "buckets"),
+    ("data", "kwargs"),
     [
-        (hist_values(), {}, 30),
-        (np.random.default_rng(3).normal(size=(40, 25)), {}, 30),
-        (np.arange(-50, 50, dtype=np.int64), {"bins": 7}, 7),
-        (np.full(9, 2.5), {}, 30),
+        (hist_values(), {}),
+        (np.random.default_rng(3).normal(size=(40, 25)), {}),
+        (np.arange(-50, 50, dtype=np.int64), {"bins": 7}),
+        (np.full(9, 2.5), {}),
+        (np.random.default_rng(4).normal(size=2000), {"max_bins": 20}),
+        (hist_values(), {"bins": "auto"}),
     ],
-    ids=["default", "normal2d", "int-bins", "constant"],
+    ids=["default", "normal2d", "int-bins", "constant", "max-bins", "numpy-auto"],
 )
-def test_add_histogram_matches_tensorboards_bucketing(tmp_path: Path, data, kwargs, buckets) -> None:
-    with SummaryWriter(tmp_path) as writer:
+def test_add_histogram_matches_torchs_bucketing(tmp_path: Path, data, kwargs) -> None:
+    with SummaryWriter(tmp_path / "tbkit") as writer:
         writer.add_histogram("h", data, 4, walltime=WALL, **kwargs)
-    acc = accumulate(_only_run(tmp_path))
-    assert _plugin(acc, "h") == "histograms"
-    ((step, wall, rows),) = tensor_values(acc, "h")
-    assert (step, wall) == (4, WALL)
-    expected = _tb_buckets(data, buckets)
-    assert rows.shape == expected.shape == (buckets, 3)
-    np.testing.assert_allclose(rows[:, :2], expected[:, :2], rtol=1e-12, atol=1e-12)
-    np.testing.assert_array_equal(rows[:, 2], expected[:, 2])
+    with _torch_writer(tmp_path / "torch") as writer:
+        writer.add_histogram("h", data, 4, walltime=WALL, **kwargs)
+    acc = accumulate(_only_run(tmp_path / "tbkit"))
+    assert acc.Tags()["histograms"] == ["h"]  # a TF1 HistogramProto, as torch writes
+    (ours,) = acc.Histograms("h")
+    (theirs,) = accumulate(_only_run(tmp_path / "torch")).Histograms("h")
+    assert ours == theirs
+    assert (ours.step, ours.wall_time) == (4, WALL)
+    value = ours.histogram_value
+    flat = data.reshape(-1).astype(np.float64)
+    assert (value.min, value.max, value.num) == (flat.min(), flat.max(), flat.size)
+    np.testing.assert_allclose([value.sum, value.sum_squares], [flat.sum(), flat @ flat])
+    assert sum(value.bucket) == data.size and len(value.bucket) == len(value.bucket_limit)
+    assert value.bucket[0] == 0 and value.bucket[1] > 0 and value.bucket[-1] > 0  # trimmed, one empty lead
+    # The histograms plugin serves it migrated to [k, 3] rows, from min to max.
+    (migrated,) = accumulate_plugin(tmp_path / "tbkit").Tensors("h")
+    (torch_migrated,) = accumulate_plugin(tmp_path / "torch").Tensors("h")
+    rows = tensor_util.make_ndarray(migrated.tensor_proto)
+    np.testing.assert_array_equal(rows, tensor_util.make_ndarray(torch_migrated.tensor_proto))
+    np.testing.assert_allclose([rows[0, 0], rows[-1, 1]], [flat.min(), flat.max()], rtol=1e-6)
     assert rows[:, 2].sum() == data.size
 
 
@@ -144,9 +188,14 @@ def test_add_histogram_with_edges(tmp_path: Path) -> None:
     data = hist_values()
     with SummaryWriter(tmp_path) as writer:
         writer.add_histogram("h", data, 1, bins=HIST_EDGES, walltime=WALL)
-    ((_, _, rows),) = tensor_values(accumulate(_only_run(tmp_path)), "h")
     counts, _ = np.histogram(data, bins=HIST_EDGES)
-    np.testing.assert_array_equal(rows[:, 0], HIST_EDGES[:-1])
+    (event,) = accumulate(_only_run(tmp_path)).Histograms("h")
+    value = event.histogram_value  # right limits, after one leading empty bucket
+    assert value.bucket_limit == HIST_EDGES.tolist()
+    assert value.bucket == [0.0, *counts.tolist()]
+    (migrated,) = accumulate_plugin(tmp_path).Tensors("h")
+    rows = tensor_util.make_ndarray(migrated.tensor_proto)
+    np.testing.assert_array_equal(rows[:, 0], HIST_EDGES[:-1])  # data's min and max are 0 and 10
     np.testing.assert_array_equal(rows[:, 1], HIST_EDGES[1:])
     np.testing.assert_array_equal(rows[:, 2], counts)
 
@@ -173,38 +222,48 @@ def test_add_histogram_raw_keeps_every_statistic(tmp_path: Path) -> None:
 # -- images ----------------------------------------------------------------------------
 
 
-def _image_events(tmp_path: Path, tag: str) -> list[tuple[int, float, int, int, list[bytes]]]:
-    out = []
-    for step, wall, array in tensor_values(accumulate(_only_run(tmp_path)), tag):
-        assert array.dtype == object and array.ndim == 1
-        out.append((step, wall, int(array[0]), int(array[1]), list(array[2:])))
-    return out
+def _image_events(path: Path, tag: str) -> list[tuple[int, float, int, int, bytes]]:
+    acc = accumulate(_only_run(path))
+    assert tag in acc.Tags()["images"]  # a TF1 Summary.Image, as torch writes
+    return [(e.step, e.wall_time, e.width, e.height, e.encoded_image_string) for e in acc.Images(tag)]
+
+
+def _images_plugin(path: Path, tag: str) -> str:
+    """The plugin TensorBoard's plugin loader files the legacy image under."""
+    return accumulate_plugin(path).SummaryMetadata(tag).plugin_data.plugin_name
 
 
 @pytest.mark.parametrize("tag", list(images()))
 def test_add_image_pixels(tmp_path: Path, tag: str) -> None:
     array, dataformats, expected = images()[tag]
-    with SummaryWriter(tmp_path) as writer:
+    with SummaryWriter(tmp_path / "tbkit") as writer:
         writer.add_image(tag, array, 2, walltime=WALL, dataformats=dataformats)
-    acc = accumulate(_only_run(tmp_path))
-    assert _plugin(acc, tag) == "images"
-    ((step, wall, width, height, blobs),) = _image_events(tmp_path, tag)
+    with _torch_writer(tmp_path / "torch") as writer:
+        writer.add_image(tag, array, 2, walltime=WALL, dataformats=dataformats)
+    assert _images_plugin(tmp_path / "tbkit", tag) == "images"
+    ((step, wall, width, height, png),) = _image_events(tmp_path / "tbkit", tag)
+    ((*torch_head, torch_png),) = _image_events(tmp_path / "torch", tag)
+    assert (step, wall, width, height) == tuple(torch_head)
     assert (step, wall) == (2, WALL)
     assert (height, width) == expected.shape[:2]
-    (png,) = blobs
     mode = "RGBA" if expected.shape[2] == 4 else "RGB"
     np.testing.assert_array_equal(decode_png(png, mode), expected)
+    np.testing.assert_array_equal(decode_png(png, mode), decode_png(torch_png, mode))
 
 
 @pytest.mark.parametrize("dataformats", ["NCHW", "NHWC"])
 def test_add_images_grid(tmp_path: Path, dataformats: str) -> None:
     batch = batch_nchw()  # ten 3×4×5 images
     logged = batch if dataformats == "NCHW" else batch.transpose(0, 2, 3, 1)
-    with SummaryWriter(tmp_path) as writer:
+    with SummaryWriter(tmp_path / "tbkit") as writer:
         writer.add_images("grid", logged, 1, walltime=WALL, dataformats=dataformats)
-    ((_, _, width, height, (png,)),) = _image_events(tmp_path, "grid")
-    assert (height, width) == (2 * 4, 8 * 5)
+    with _torch_writer(tmp_path / "torch") as writer:
+        writer.add_images("grid", logged, 1, walltime=WALL, dataformats=dataformats)
+    ((_, _, width, height, png),) = _image_events(tmp_path / "tbkit", "grid")
+    ((_, _, torch_width, torch_height, torch_png),) = _image_events(tmp_path / "torch", "grid")
+    assert (height, width) == (torch_height, torch_width) == (2 * 4, 8 * 5)
     pixels = decode_png(png)
+    np.testing.assert_array_equal(pixels, decode_png(torch_png))
     hwc = np.clip(batch.transpose(0, 2, 3, 1) * 255.0, 0, 255).astype(np.uint8)
     for i in range(10):
         row, col = divmod(i, 8)
@@ -221,7 +280,8 @@ def test_add_figure(tmp_path: Path) -> None:
     expected = np.asarray(canvas.buffer_rgba())[..., :3]
     with SummaryWriter(tmp_path) as writer:
         writer.add_figure("fig", figure(), 5, walltime=WALL)
-    ((step, _, width, height, (png,)),) = _image_events(tmp_path, "fig")
+    assert _images_plugin(tmp_path, "fig") == "images"
+    ((step, _, width, height, png),) = _image_events(tmp_path, "fig")
     assert step == 5
     assert (width, height) == (100, 75)  # 2 × 1.5 inches at 50 dpi
     pixels = decode_png(png)
@@ -237,40 +297,75 @@ def test_add_figure(tmp_path: Path) -> None:
     ("clip", "rate"),
     [
         (sine(), 8000),
-        (np.stack([sine(16000), -sine(16000) * 0.5], axis=1), 16000),  # (L, C) stereo
+        (np.stack([sine(16000), -sine(16000) * 0.5], axis=1), 16000),  # (L, C) stereo: not in torch
         (sine(22050)[None, :] * 1.5, 22050),  # (1, L), clipped to [-1, 1]
     ],
     ids=["mono", "stereo", "clipped"],
 )
 def test_add_audio_sample_rate_and_samples(tmp_path: Path, clip: np.ndarray, rate: int) -> None:
-    with SummaryWriter(tmp_path) as writer:
+    with SummaryWriter(tmp_path / "tbkit") as writer:
         writer.add_audio("sound", clip, 7, sample_rate=rate, walltime=WALL)
-    acc = accumulate(_only_run(tmp_path))
-    assert _plugin(acc, "sound") == "audio"
-    ((step, wall, items),) = tensor_values(acc, "sound")
-    assert (step, wall) == (7, WALL)
-    assert items.shape == (1, 2) and items[0, 1] == b""
-    got_rate, channels, frames = decode_wav(items[0, 0])
+    acc = accumulate(_only_run(tmp_path / "tbkit"))
+    assert acc.Tags()["audio"] == ["sound"]  # a TF1 Summary.Audio, as torch writes
+    assert accumulate_plugin(tmp_path / "tbkit").SummaryMetadata("sound").plugin_data.plugin_name == "audio"
+    (event,) = acc.Audio("sound")
     samples = clip[0] if clip.ndim == 2 and clip.shape[0] == 1 else clip
-    assert (got_rate, channels) == (rate, 1 if samples.ndim == 1 else samples.shape[1])
     expected = pcm16(samples)
+    assert (event.step, event.wall_time, event.content_type) == (7, WALL, "audio/wav")
+    assert (event.sample_rate, event.length_frames) == (rate, len(expected))
+    got_rate, channels, frames = decode_wav(event.encoded_audio_string)
+    assert (got_rate, channels) == (rate, 1 if samples.ndim == 1 else samples.shape[1])
     assert frames.shape == expected.shape
     assert np.abs(frames - expected).max() <= 1  # 16-bit rounding
+    if channels == 1:  # torch writes mono clips only
+        with _torch_writer(tmp_path / "torch") as writer:
+            writer.add_audio("sound", clip, 7, sample_rate=rate, walltime=WALL)
+        (theirs,) = accumulate(_only_run(tmp_path / "torch")).Audio("sound")
+        assert (event.step, event.wall_time, event.content_type, event.sample_rate, event.length_frames) == (
+            theirs.step,
+            theirs.wall_time,
+            theirs.content_type,
+            theirs.sample_rate,
+            theirs.length_frames,
+        )
+        torch_rate, torch_channels, torch_frames = decode_wav(theirs.encoded_audio_string)
+        assert (torch_rate, torch_channels) == (got_rate, channels)
+        assert np.abs(frames.astype(np.int32) - torch_frames).max() <= 1
 
 
 def test_add_text(tmp_path: Path) -> None:
     texts = ["# Title\n\n*emphasis* and `code`", "naïve ✓ unicode", "<script>x</script>"]
-    with SummaryWriter(tmp_path) as writer:
+
+    def calls(writer) -> None:
         for step, text in enumerate(texts):
             writer.add_text("notes", text, step, walltime=WALL + step)
+
+    with SummaryWriter(tmp_path / "tbkit") as writer:
+        calls(writer)
         writer.add_text("table", [["a", "b"], ["c", "d"]], 9, walltime=WALL)
-    acc = accumulate(_only_run(tmp_path))
-    assert _plugin(acc, "notes") == "text"
-    read = tensor_values(acc, "notes")
+    with _torch_writer(tmp_path / "torch") as writer:
+        calls(writer)
+    acc = accumulate(_only_run(tmp_path / "tbkit"))
+    assert sorted(acc.Tags()["tensors"]) == ["notes/text_summary", "table/text_summary"]  # torch's tags
+    assert _plugin(acc, "notes/text_summary") == "text"
+    read = tensor_values(acc, "notes/text_summary")
     assert [(s, w) for s, w, _ in read] == [(i, WALL + i) for i in range(3)]
     assert [a.item().decode("utf-8") for _, _, a in read] == texts
-    ((_, _, table),) = tensor_values(acc, "table")
+    theirs = tensor_values(accumulate(_only_run(tmp_path / "torch")), "notes/text_summary")
+    flat = lambda events: [(s, w, a.reshape(-1).tolist()) for s, w, a in events]  # noqa: E731
+    assert flat(read) == flat(theirs)  # the same texts (shapes: see the next test)
+    ((_, _, table),) = tensor_values(acc, "table/text_summary")
     assert table.shape == (2, 2) and table.tolist() == [[b"a", b"b"], [b"c", b"d"]]
+
+
+def test_add_text_has_torchs_tensor_shape(tmp_path: Path) -> None:
+    with SummaryWriter(tmp_path / "tbkit") as writer:
+        writer.add_text("notes", "*hi*", 0, walltime=WALL)
+    with _torch_writer(tmp_path / "torch") as writer:
+        writer.add_text("notes", "*hi*", 0, walltime=WALL)
+    ((_, _, ours),) = tensor_values(accumulate(_only_run(tmp_path / "tbkit")), "notes/text_summary")
+    ((_, _, theirs),) = tensor_values(accumulate(_only_run(tmp_path / "torch")), "notes/text_summary")
+    assert ours.shape == theirs.shape
 
 
 @pytest.mark.parametrize(
@@ -298,16 +393,17 @@ def test_add_tensor(tmp_path: Path, array: np.ndarray) -> None:
 def test_metadata_only_on_the_first_value_of_each_tag(tmp_path: Path) -> None:
     with SummaryWriter(tmp_path) as writer:
         for step in range(3):
-            writer.add_scalar("s", step, step)
+            writer.add_scalar("s", step, step)  # a simple_value: no metadata at all, as in torch
+            writer.add_scalar("n", step, step, new_style=True)
             writer.add_text("t", "x", step)
     path = next(tmp_path.glob("events.out.tfevents.*"))
     events = [
         event_pb2.Event.FromString(e.SerializeToString())
-        for e in event_file_loader.EventFileLoader(str(path)).Load()
+        for e in event_file_loader.LegacyEventFileLoader(str(path)).Load()  # as written: not migrated
     ]
     with_meta = [(v.tag, e.step) for e in events for v in e.summary.value if v.HasField("metadata")]
-    assert sorted(with_meta) == [("s", 0), ("t", 0)]
-    assert sum(len(e.summary.value) for e in events) == 6
+    assert sorted(with_meta) == [("n", 0), ("t/text_summary", 0)]
+    assert sum(len(e.summary.value) for e in events) == 9
 
 
 # -- restarts: purge_step ----------------------------------------------------------------
@@ -352,15 +448,15 @@ def _check_two_writers(logdir: Path, tags: list[str], count: int) -> None:
     seen = set()
     for path in files:
         acc = accumulate(path)  # each file alone: complete and readable
-        (tag,) = acc.Tags()["tensors"]
+        (tag,) = acc.Tags()["scalars"]
         seen.add(tag)
-        read = tensor_values(acc, tag)
-        assert [(s, a.item()) for s, _, a in read] == [(i, float(i)) for i in range(count)]
+        read = [(e.step, e.value) for e in acc.Scalars(tag)]
+        assert read == [(i, float(i)) for i in range(count)]
     assert seen == set(tags)
     both = accumulate(logdir)  # and the run as TensorBoard reads it
-    assert sorted(both.Tags()["tensors"]) == sorted(tags)
+    assert sorted(both.Tags()["scalars"]) == sorted(tags)
     for tag in tags:
-        assert len(both.Tensors(tag)) == count
+        assert len(both.Scalars(tag)) == count
 
 
 def test_two_writers_same_second_same_process(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import tbkit
-from tbkit.plugins.histograms.summary import compute_buckets
+from tbkit.plugins.histograms.legacy import default_edges
 
 
 @pytest.fixture
@@ -20,7 +20,9 @@ def logdir(tmp_path):
     with tbkit.SummaryWriter(str(tmp_path / "train")) as w:
         for step in range(50):
             w.add_scalar("loss", 1.0 / (step + 1), step)
-            w.add_scalar("acc/double", step / 7.0, step, double_precision=True)
+            w.add_scalar("acc/float", step / 7.0, step, double_precision=True)  # ignored, as in torch
+            with pytest.warns(UserWarning, match="float64"):
+                w.add_scalar("acc/double", step / 7.0, step, new_style=True, double_precision=True)
         w.add_scalar("special", float("nan"), 0)
         w.add_scalar("special", float("inf"), 1)
         w.add_scalar("special", -float("inf"), 2)
@@ -47,6 +49,8 @@ def test_scalars_round_trip(logdir):
     np.testing.assert_array_equal(loss["value"].to_numpy(), np.float32(1.0 / (np.arange(50) + 1)))
     acc = df[df.tag == "acc/double"]
     assert acc["value"].tolist() == [s / 7.0 for s in range(50)]  # double precision kept exactly
+    single = df[df.tag == "acc/float"]  # a float32 simple_value
+    np.testing.assert_array_equal(single["value"].to_numpy(), np.float32(np.arange(50) / 7.0))
     special = df[df.tag == "special"]
     values = special["value"].tolist()
     assert math.isnan(values[0]) and values[1:] == [math.inf, -math.inf, 1.5]
@@ -59,9 +63,15 @@ def test_histogram_round_trip(logdir):
     path, data, _, _ = logdir
     h = tbkit.read(str(path)).histograms()
     assert len(h) == 1 and h["step"].tolist() == [3]
-    buckets = compute_buckets(data)
-    np.testing.assert_allclose(h["edges"][0], np.append(buckets[:, 0], buckets[-1, 1]))
-    np.testing.assert_array_equal(h["counts"][0], buckets[:, 2])
+    # torch's HistogramProto over TF1's default edges, read back as TensorBoard migrates it:
+    # the non-empty buckets only, from min to max.
+    counts, edges = np.histogram(data, default_edges())
+    filled = np.flatnonzero(counts)
+    first, last = filled[0], filled[-1]
+    expected_edges = np.concatenate([[data.min()], edges[first + 1 : last + 1], [data.max()]])
+    np.testing.assert_allclose(h["edges"][0], expected_edges, rtol=1e-6)
+    np.testing.assert_array_equal(h["counts"][0], counts[first : last + 1])
+    assert h["counts"][0].sum() == len(data)
 
 
 def test_image_round_trip(logdir):
@@ -87,8 +97,8 @@ def test_text_and_tensor_round_trip(logdir):
     path, *_ = logdir
     ld = tbkit.read(str(path))
     text = ld.text().set_index("tag")
-    assert text.loc["note", "text"] == "hello *world*"
-    assert text.loc["table", "text"].tolist() == [["a", "b"], ["c", "d"]]
+    assert text.loc["note/text_summary", "text"] == "hello *world*"  # torch's tag
+    assert text.loc["table/text_summary", "text"].tolist() == [["a", "b"], ["c", "d"]]
     tensors = ld.tensors()
     assert tensors["tag"].tolist() == ["raw"]
     value = tensors["value"][0]

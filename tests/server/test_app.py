@@ -86,7 +86,7 @@ def test_tags_lists_every_series_with_its_plugin(client: Any) -> None:
     assert found["train", "loss"]["max_step"] == 4999
     assert found["train", "weights"]["data_class"] == "tensor"
     assert found["train", "pictures"]["data_class"] == "blob_sequence"
-    assert found["train", "notes"]["plugin"] == "text"
+    assert found["train", "notes/text_summary"]["plugin"] == "text"  # torch's tag
     assert found[XSS_RUN, XSS_TAG]["max_wall_time"] == 900.0
 
 

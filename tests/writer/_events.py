@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from tbkit.proto import event_pb2
+from tbkit._tensors import make_ndarray
+from tbkit.proto import event_pb2, summary_pb2
 from tbkit.record import storage
 from tbkit.record.framing import iter_records
 
@@ -27,3 +28,11 @@ def run_events(logdir: str) -> list[event_pb2.Event]:
     files = event_files(logdir)
     assert len(files) == 1, files
     return parse_events(files[0])
+
+
+def scalar_value(value: summary_pb2.Summary.Value) -> float:
+    """The number of a scalar ``Summary.Value``: its ``simple_value``, or its one-element tensor."""
+    if value.WhichOneof("value") == "simple_value":
+        return float(value.simple_value)
+    assert value.WhichOneof("value") == "tensor", value
+    return float(make_ndarray(value.tensor).reshape(-1)[0])

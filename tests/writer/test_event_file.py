@@ -19,14 +19,14 @@ import pytest
 from tbkit._tensors import make_ndarray
 from tbkit.errors import TbkitError, WriterClosedError, WriterError
 from tbkit.plugins.histograms.summary import equal_width_buckets, histogram_pb
-from tbkit.plugins.scalars.summary import scalar_pb
+from tbkit.plugins.scalars.summary import scalar_pb, simple_scalar_pb
 from tbkit.plugins.text.summary import text_pb
 from tbkit.proto import event_pb2
 from tbkit.record import storage
 from tbkit.writer import event_file
 from tbkit.writer.event_file import EventFileWriter
 
-from ._events import event_files, parse_events
+from ._events import event_files, parse_events, scalar_value
 
 POLL_STEP = 0.02
 POLL_LIMIT = 1500  # a bound on the polling loop, not a timing claim
@@ -137,7 +137,7 @@ def test_data_on_disk_after_flush(writer: EventFileWriter) -> None:
     writer.flush()
     events = parse_events(writer.path)
     assert [(e.step, e.wall_time) for e in events[1:]] == [(3, 1234.5), (4, 1235.0)]
-    assert make_ndarray(events[1].summary.value[0].tensor) == np.float32(0.5)
+    assert scalar_value(events[1].summary.value[0]) == np.float32(0.5)
 
 
 def test_data_on_disk_after_the_flush_timer(tmp_path) -> None:
@@ -148,7 +148,7 @@ def test_data_on_disk_after_the_flush_timer(tmp_path) -> None:
         w.add_scalar("loss", 2.5, 2, 101.0)
         assert _poll(lambda: len(parse_events(w.path)) == 3)
         events = parse_events(w.path)
-        assert [float(make_ndarray(e.summary.value[0].tensor)) for e in events[1:]] == [1.5, 2.5]
+        assert [scalar_value(e.summary.value[0]) for e in events[1:]] == [1.5, 2.5]
     finally:
         w.close()
 
@@ -275,13 +275,11 @@ def test_pending_data_are_written_at_interpreter_exit(tmp_path) -> None:
     events = parse_events(path)
     assert len(events) == 1 + 100 + 1
     assert [e.step for e in events[1:101]] == list(range(100))
-    assert [float(make_ndarray(e.summary.value[0].tensor)) for e in events[1:101]] == [
-        float(i) for i in range(100)
-    ]
+    assert [scalar_value(e.summary.value[0]) for e in events[1:101]] == [float(i) for i in range(100)]
     assert make_ndarray(events[-1].summary.value[0].tensor).item() == b"bye"
     (path,) = event_files(dropped)
     events = parse_events(path)
-    assert [(e.step, float(make_ndarray(e.summary.value[0].tensor))) for e in events[1:]] == [(5, 7.0)]
+    assert [(e.step, scalar_value(e.summary.value[0])) for e in events[1:]] == [(5, 7.0)]
 
 
 def test_more_items_than_the_hard_queue_bound_are_all_written_in_order(tmp_path) -> None:
@@ -295,7 +293,7 @@ def test_more_items_than_the_hard_queue_bound_are_all_written_in_order(tmp_path)
     steps = np.fromiter((e.step for e in events[1:]), dtype=np.int64, count=count)
     assert np.array_equal(steps, np.arange(count))
     last = events[-1].summary.value[0]
-    assert float(make_ndarray(last.tensor)) == float(count - 1)
+    assert scalar_value(last) == float(count - 1)
 
 
 def test_byte_bound_blocks_and_keeps_order(tmp_path, monkeypatch) -> None:
@@ -315,7 +313,7 @@ def test_byte_bound_blocks_and_keeps_order(tmp_path, monkeypatch) -> None:
     assert texts == [f"{i}:{big}".encode() for i in range(300) if i % 3]
 
 
-def test_metadata_only_on_each_tags_first_scalar(writer: EventFileWriter) -> None:
+def test_scalars_are_simple_values_and_tensors_get_metadata_once(writer: EventFileWriter) -> None:
     for step in range(3):
         writer.add_scalar("a", float(step), step, 1.0)
         writer.add_scalar("b", float(step), step, 1.0)
@@ -323,24 +321,24 @@ def test_metadata_only_on_each_tags_first_scalar(writer: EventFileWriter) -> Non
     writer.add_summary(scalar_pb("c", 9.0, double=True), 3, 1.0)
     writer.close()
     events = parse_events(writer.path)[1:]
+    # simple_value scalars carry no metadata (as torch writes them); the first tensor of a tag does.
     assert _summary_values(events) == [
-        ("a", 0, True),
-        ("b", 0, True),
+        ("a", 0, False),
+        ("b", 0, False),
         ("a", 1, False),
         ("b", 1, False),
         ("a", 2, False),
         ("b", 2, False),
-        ("a", 3, False),
+        ("a", 3, True),
         ("c", 3, True),
     ]
     # The fast path's bytes are exactly the proto builder's.
     for event in events[:6]:
         value = event.summary.value[0]
-        expected = scalar_pb(
-            value.tag, float(make_ndarray(value.tensor)), with_metadata=value.HasField("metadata")
-        )
+        assert value.WhichOneof("value") == "simple_value"
+        expected = simple_scalar_pb(value.tag, value.simple_value)
         assert event.summary.SerializeToString() == expected.SerializeToString()
-    assert events[0].summary.value[0].metadata.plugin_data.plugin_name == "scalars"
+    assert events[6].summary.value[0].metadata.plugin_data.plugin_name == "scalars"
 
 
 _STEPS = [0, 1, 127, 128, 16383, 16384, 2**21, 2**28, 2**35, 2**42, 2**49, 2**56, 2**63 - 1, -1, -(2**63)]
@@ -356,12 +354,9 @@ def test_scalar_steps_of_every_varint_length(writer: EventFileWriter) -> None:
             expected.append((tag, step, wall_time, value))
     writer.close()
     events = parse_events(writer.path)[1:]
-    got = [
-        (e.summary.value[0].tag, e.step, e.wall_time, float(make_ndarray(e.summary.value[0].tensor)))
-        for e in events
-    ]
+    got = [(e.summary.value[0].tag, e.step, e.wall_time, scalar_value(e.summary.value[0])) for e in events]
     assert got == expected
-    assert [e.summary.value[0].HasField("metadata") for e in events] == [True] * 3 + [False] * (len(got) - 3)
+    assert not any(e.summary.value[0].HasField("metadata") for e in events)
 
 
 def test_scalar_values_beyond_float32_range_become_inf(writer: EventFileWriter) -> None:
@@ -370,7 +365,7 @@ def test_scalar_values_beyond_float32_range_become_inf(writer: EventFileWriter) 
     writer.add_scalar("x", 3.4028235e38, 2, 1.0)  # rounds to float32's largest finite value
     writer.add_scalar("x", 1e-50, 3, 1.0)  # below float32's smallest subnormal: zero
     writer.close()
-    got = [float(make_ndarray(e.summary.value[0].tensor)) for e in parse_events(writer.path)[1:]]
+    got = [scalar_value(e.summary.value[0]) for e in parse_events(writer.path)[1:]]
     assert got[:2] == [math.inf, -math.inf]
     assert got[2] == float(np.finfo(np.float32).max)
     assert got[3] == 0.0
@@ -387,8 +382,8 @@ def test_many_scalars_of_many_tags_across_batches(writer: EventFileWriter) -> No
     scalars = [e for e in events if e.summary.value[0].tag != "note"]
     assert [e.step for e in scalars] == list(range(n))
     assert [e.summary.value[0].tag for e in scalars] == [f"t{i % 7}" for i in range(n)]
-    assert [float(make_ndarray(e.summary.value[0].tensor)) for e in scalars] == [float(i) for i in range(n)]
-    assert sum(e.summary.value[0].HasField("metadata") for e in scalars) == 7
+    assert [scalar_value(e.summary.value[0]) for e in scalars] == [float(i) for i in range(n)]
+    assert not any(e.summary.value[0].HasField("metadata") for e in scalars)
     notes = [
         (e.step, make_ndarray(e.summary.value[0].tensor).item())
         for e in events
@@ -403,11 +398,13 @@ def test_metadata_only_on_each_tags_first_value_other_kinds(writer: EventFileWri
     writer.add_summary(text_pb("t", "one"), 0, 1.0)
     writer.add_summary(histogram_pb("h", buckets), 1, 1.0)
     writer.add_summary(text_pb("t", "two"), 1, 1.0)
-    # Scalars via a proto first, then the fast path; and the fast path first, then a proto.
+    # Tensor scalars via a proto first, then the fast path; and the fast path first, then a proto:
+    # a simple_value (no metadata) leaves the tag's first tensor its metadata.
     writer.add_summary(scalar_pb("p", 1.0), 0, 1.0)
     writer.add_scalar("p", 2.0, 1, 1.0)
     writer.add_scalar("q", 1.0, 0, 1.0)
     writer.add_summary(scalar_pb("q", 2.0), 1, 1.0)
+    writer.add_summary(scalar_pb("q", 3.0), 2, 1.0)
     writer.close()
     events = parse_events(writer.path)[1:]
     assert _summary_values(events) == [
@@ -417,8 +414,9 @@ def test_metadata_only_on_each_tags_first_value_other_kinds(writer: EventFileWri
         ("t", 1, False),
         ("p", 0, True),
         ("p", 1, False),
-        ("q", 0, True),
-        ("q", 1, False),
+        ("q", 0, False),
+        ("q", 1, True),
+        ("q", 2, False),
     ]
     assert events[0].summary.value[0].metadata.plugin_data.plugin_name == "histograms"
     assert events[1].summary.value[0].metadata.plugin_data.plugin_name == "text"
@@ -427,8 +425,8 @@ def test_metadata_only_on_each_tags_first_value_other_kinds(writer: EventFileWri
 def test_metadata_again_in_a_new_file(tmp_path) -> None:
     for _ in range(2):
         w = EventFileWriter(str(tmp_path))
-        w.add_scalar("a", 1.0, 0, 1.0)
-        w.add_scalar("a", 2.0, 1, 1.0)
+        w.add_summary(scalar_pb("a", 1.0), 0, 1.0)
+        w.add_summary(scalar_pb("a", 2.0), 1, 1.0)
         w.close()
     for path in event_files(str(tmp_path)):
         assert _summary_values(parse_events(path)[1:]) == [("a", 0, True), ("a", 1, False)]
@@ -455,7 +453,7 @@ def test_memory_filesystem(tmp_path) -> None:
         assert event_files(logdir) == [w.path]
         events = parse_events(w.path)
         assert events[0].file_version == "brain.Event:2"
-        assert float(make_ndarray(events[1].summary.value[0].tensor)) == 0.25
+        assert scalar_value(events[1].summary.value[0]) == 0.25
         assert make_ndarray(events[2].summary.value[0].tensor).item() == b"in memory"
         assert not any(tmp_path.iterdir())  # nothing went to the local disk
     finally:

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+import tbkit
 from tbkit import SummaryWriter
 from tbkit._tensors import make_ndarray
 from tbkit.hparams import Discrete, HParam, Interval, Metric
@@ -63,7 +64,29 @@ def test_add_hparams_writes_experiment_session_and_metrics_into_own_run(logdir) 
     assert end.status == hparams_pb2.STATUS_SUCCESS
     ((event, acc),) = values["acc"]
     assert event.step == 9
-    assert make_ndarray(acc.tensor) == np.float32(0.75)
+    assert acc.simple_value == np.float32(0.75)  # as add_scalar writes it
+    (bn,) = [info for info in experiment.hparam_infos if info.name == "bn"]
+    assert [v.bool_value for v in bn.domain_discrete.values] == [False, True]
+
+
+def test_each_call_is_its_own_session_as_in_torchs_example(tmp_path) -> None:
+    logdir = str(tmp_path / "run")
+    with SummaryWriter(logdir) as w:
+        for i in range(5):
+            w.add_hparams({"lr": 0.1 * i, "bsize": i}, {"hparam/accuracy": 10 * i, "hparam/loss": 10 * i})
+    runs = [logdir, *sorted(str(p) for p in (tmp_path / "run").iterdir() if p.is_dir())]
+    assert len(runs) == 5  # the writer's own run, then one sub-run per later call
+    for i, run in enumerate(runs):
+        values = _values(run)
+        start = _hparams_data(values["_hparams_/session_start_info"][0][1]).session_start_info
+        assert (start.hparams["lr"].number_value, start.hparams["bsize"].number_value) == (0.1 * i, i)
+        assert [v.simple_value for _, v in values["hparam/accuracy"]] == [10 * i]
+        assert len(values["_hparams_/session_start_info"]) == 1
+    # tbkit's reader (and so its hparams dashboard) sees five sessions, each with its own metrics.
+    frame = tbkit.read(str(tmp_path)).hparams().sort_values("lr")
+    assert frame["bsize"].tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]
+    assert frame["hparam/accuracy"].tolist() == [0.0, 10.0, 20.0, 30.0, 40.0]
+    assert frame["hparam/loss"].tolist() == frame["hparam/accuracy"].tolist()
 
 
 def test_same_values_share_a_group_name(tmp_path) -> None:
@@ -224,9 +247,9 @@ def test_mesh_writes_one_series_per_component(logdir) -> None:
 
 
 def _image(value) -> Image.Image:
-    width, height, data = make_ndarray(value.tensor).tolist()
-    image = Image.open(io.BytesIO(data))
-    assert image.size == (int(width), int(height))
+    assert value.WhichOneof("value") == "image"  # torch's Summary.Image
+    image = Image.open(io.BytesIO(value.image.encoded_image_string))
+    assert image.size == (value.image.width, value.image.height)
     return image
 
 

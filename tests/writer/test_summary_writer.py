@@ -19,6 +19,7 @@ from PIL import Image
 from tbkit import SummaryWriter
 from tbkit._tensors import make_ndarray
 from tbkit.errors import StorageError, WriterClosedError, WriterError
+from tbkit.plugins.histograms.legacy import default_edges
 from tbkit.proto import event_pb2, summary_pb2, types_pb2
 
 from ._events import event_files, run_events
@@ -55,7 +56,12 @@ def _tensor(value: summary_pb2.Summary.Value) -> np.ndarray:
 # -- scalars ------------------------------------------------------------------------------
 
 
-def test_add_scalar_round_trip(writer, logdir) -> None:
+def _number(value: summary_pb2.Summary.Value) -> float:
+    assert value.WhichOneof("value") == "simple_value", value
+    return value.simple_value
+
+
+def test_add_scalar_writes_simple_values_as_torch_does(writer, logdir) -> None:
     writer.add_scalar("loss", 0.25, global_step=7, walltime=1234.5)
     writer.add_scalar("loss", np.float64(0.5), global_step=np.int64(8), walltime=np.float32(1236.0))
     writer.add_scalar("acc", 3, 9, 1237)
@@ -66,33 +72,61 @@ def test_add_scalar_round_trip(writer, logdir) -> None:
         ("loss", 8, 1236.0),
         ("acc", 9, 1237.0),
     ]
+    assert [_number(v) for _, v in got] == [0.25, 0.5, 3.0]
+    # torch's default (new_style=False): a bare simple_value, no metadata.
+    assert not any(v.HasField("metadata") for _, v in got)
+
+
+def test_add_scalar_new_style_writes_the_tensor_form(writer, logdir) -> None:
+    for step, value in enumerate([0.25, 0.5]):
+        writer.add_scalar("loss", value, step, new_style=True)
+    writer.close()
+    got = _values(logdir)
     for _, v in got:
         assert v.tensor.dtype == types_pb2.DT_FLOAT
         assert list(v.tensor.tensor_shape.dim) == []
         assert _tensor(v).shape == ()
-        assert _tensor(v).dtype == np.float32
-    assert [float(_tensor(v)) for _, v in got] == [0.25, 0.5, 3.0]
+    assert [float(_tensor(v)) for _, v in got] == [0.25, 0.5]
     first = got[0][1]
     assert first.metadata.plugin_data.plugin_name == "scalars"
     assert first.metadata.data_class == summary_pb2.DATA_CLASS_SCALAR
+    assert not got[1][1].HasField("metadata")
 
 
 def test_add_scalar_float32_rounding(writer, logdir) -> None:
     writer.add_scalar("x", 0.1, 0)
     writer.close()
     _, v = _one(logdir)
-    assert _tensor(v) == np.float32(0.1)
-    assert float(_tensor(v)) != 0.1
+    assert _number(v) == float(np.float32(0.1))
+    assert _number(v) != 0.1
 
 
-def test_add_scalar_double_precision(writer, logdir) -> None:
+def test_double_precision_is_ignored_without_new_style_as_in_torch(writer, logdir) -> None:
     writer.add_scalar("x", 0.1, 0, double_precision=True)
+    writer.close()
+    _, v = _one(logdir)
+    assert _number(v) == float(np.float32(0.1))
+
+
+def test_add_scalar_double_precision_new_style(writer, logdir) -> None:
+    with pytest.warns(UserWarning, match="float64"):
+        writer.add_scalar("x", 0.1, 0, new_style=True, double_precision=True)
     writer.close()
     _, v = _one(logdir)
     assert v.tensor.dtype == types_pb2.DT_DOUBLE
     assert _tensor(v).dtype == np.float64
     assert _tensor(v).shape == ()
     assert float(_tensor(v)) == 0.1
+
+
+def test_display_name_and_description_go_into_metadata(writer, logdir) -> None:
+    writer.add_scalar("x", 1.0, 0, display_name="Loss", summary_description="the loss")
+    writer.add_scalar("x", 2.0, 1, display_name="Loss", summary_description="the loss")
+    writer.close()
+    (_, first), (_, second) = _values(logdir)
+    assert (first.metadata.display_name, first.metadata.summary_description) == ("Loss", "the loss")
+    assert [_number(first), _number(second)] == [1.0, 2.0]
+    assert not second.HasField("metadata")
 
 
 def test_add_scalar_default_step_and_walltime(writer, logdir) -> None:
@@ -105,20 +139,32 @@ def test_add_scalar_default_step_and_walltime(writer, logdir) -> None:
     assert before <= event.wall_time <= after
 
 
-def test_add_scalar_one_element_arrays(writer, logdir) -> None:
+def test_add_scalar_one_element_arrays_and_numeric_strings(writer, logdir) -> None:
     writer.add_scalar("a", np.array([2.5]), 0)
     writer.add_scalar("b", [[3.5]], 0)
     writer.add_scalar("c", np.float16(4.5), 0)
+    writer.add_scalar("d", "5.5", 0)  # torch takes numeric strings
+    writer.add_scalars("e", {"k": "6.5"}, 0)
     writer.close()
-    assert [float(_tensor(v)) for _, v in _values(logdir)] == [2.5, 3.5, 4.5]
+    assert [_number(v) for _, v in _values(logdir)] == [2.5, 3.5, 4.5, 5.5]
+    assert [_number(v) for _, v in _values(os.path.join(logdir, "e_k"))] == [6.5]
 
 
-@pytest.mark.parametrize("double", [False, True])
-def test_nan_and_inf_are_written_as_they_are(writer, logdir, double) -> None:
+def test_float_global_steps_are_truncated_as_in_torch(writer, logdir) -> None:
+    writer.add_scalar("x", 1.0, 2.0)
+    writer.add_scalar("x", 1.0, 3.7)
+    writer.add_scalar("x", 1.0, np.float32(4.0))
+    writer.add_text("t", "x", 5.9)
+    writer.close()
+    assert [e.step for e, _ in _values(logdir)] == [2, 3, 4, 5]
+
+
+@pytest.mark.parametrize("new_style", [False, True])
+def test_nan_and_inf_are_written_as_they_are(writer, logdir, new_style) -> None:
     for i, x in enumerate([math.nan, math.inf, -math.inf, np.float32("nan")]):
-        writer.add_scalar("odd", x, i, double_precision=double)
+        writer.add_scalar("odd", x, i, new_style=new_style)
     writer.close()
-    got = [float(_tensor(v)) for _, v in _values(logdir)]
+    got = [float(_tensor(v)) if new_style else _number(v) for _, v in _values(logdir)]
     assert math.isnan(got[0])
     assert got[1] == math.inf
     assert got[2] == -math.inf
@@ -126,7 +172,8 @@ def test_nan_and_inf_are_written_as_they_are(writer, logdir, double) -> None:
 
 
 def test_huge_double_precision_scalar_is_kept(writer, logdir) -> None:
-    writer.add_scalar("big", 1e300, 0, double_precision=True)
+    with pytest.warns(UserWarning):
+        writer.add_scalar("big", 1e300, 0, new_style=True, double_precision=True)
     writer.close()
     assert float(_tensor(_one(logdir)[1])) == 1e300
 
@@ -136,7 +183,7 @@ def test_value_beyond_float32_range_becomes_inf(writer, logdir) -> None:
     writer.add_scalar("big", -1e39, 1)
     writer.add_scalar("after", 1.0, 2)
     writer.close()
-    assert [float(_tensor(v)) for _, v in _values(logdir)] == [math.inf, -math.inf, 1.0]
+    assert [_number(v) for _, v in _values(logdir)] == [math.inf, -math.inf, 1.0]
 
 
 def test_add_scalars_writes_sub_runs(writer, logdir) -> None:
@@ -149,73 +196,78 @@ def test_add_scalars_writes_sub_runs(writer, logdir) -> None:
         got = _values(os.path.join(logdir, f"loss_train_{key}"))
         assert [v.tag for _, v in got] == ["loss/train", "loss/train"]
         assert [(e.step, e.wall_time) for e, _ in got] == [(1, 10.0), (2, 11.0)]
-        assert [float(_tensor(v)) for _, v in got] == expected
-        assert got[0][1].metadata.plugin_data.plugin_name == "scalars"
-        assert not got[1][1].HasField("metadata")
+        assert [_number(v) for _, v in got] == expected
     assert _values(logdir) == []  # the main run holds no scalars of its own
 
 
 # -- histograms ---------------------------------------------------------------------------
 
 
-def _tensorboard_rule(data: np.ndarray, k: int = 30) -> np.ndarray:
-    # k equal-width buckets from min to max, right-open except the last (np.histogram's convention).
-    lo, hi = float(data.min()), float(data.max())
-    counts, _ = np.histogram(data, bins=k, range=(lo, hi))
-    edges = np.linspace(lo, hi, k + 1)
-    return np.stack([edges[:-1], edges[1:], counts], axis=1)
+def _histo(value: summary_pb2.Summary.Value) -> tuple[np.ndarray, np.ndarray]:
+    """A torch-form ``HistogramProto``: its right limits and counts (checked to start empty)."""
+    assert value.WhichOneof("value") == "histo", value
+    assert not value.HasField("metadata")  # torch writes none
+    limits, counts = np.array(value.histo.bucket_limit), np.array(value.histo.bucket)
+    assert len(limits) == len(counts) and counts[0] == 0  # one empty bucket left of the data
+    return limits, counts
 
 
-def test_add_histogram_default_buckets(writer, logdir) -> None:
+def test_add_histogram_default_buckets_are_torchs(writer, logdir) -> None:
     data = np.random.default_rng(0).normal(size=(40, 25))
     writer.add_histogram("w", data, global_step=3, walltime=5.0)
     writer.close()
     event, v = _one(logdir)
     assert (event.step, event.wall_time) == (3, 5.0)
-    assert v.metadata.plugin_data.plugin_name == "histograms"
-    buckets = _tensor(v)
-    assert buckets.shape == (30, 3)
-    assert buckets.dtype == np.float64
-    np.testing.assert_allclose(buckets, _tensorboard_rule(data), rtol=1e-12, atol=0)
-    assert buckets[:, 2].sum() == data.size
+    h = v.histo
+    assert (h.min, h.max, h.num) == (data.min(), data.max(), data.size)
+    assert h.sum == pytest.approx(data.sum()) and h.sum_squares == pytest.approx((data**2).sum())
+    limits, counts = _histo(v)
+    edges = default_edges()
+    first = int(np.searchsorted(edges, limits[0]))
+    np.testing.assert_array_equal(limits, edges[first : first + len(limits)])  # TF1's default edges
+    expected, _ = np.histogram(data, bins=edges)
+    np.testing.assert_array_equal(counts[1:], expected[first : first + len(limits) - 1])
+    assert counts.sum() == data.size
+    assert counts[1] > 0 and counts[-1] > 0  # trimmed to the data
 
 
 def test_add_histogram_values_on_edges(writer, logdir) -> None:
     data = np.arange(31, dtype=np.int64)  # min 0, max 30: every integer is an edge
-    writer.add_histogram("edges", data, 0)
+    writer.add_histogram("edges", data, 0, bins=30)
     writer.close()
-    buckets = _tensor(_one(logdir)[1])
-    np.testing.assert_array_equal(buckets, _tensorboard_rule(data.astype(float)))
-    assert buckets[:, 2].tolist() == [1.0] * 29 + [2.0]
+    limits, counts = _histo(_one(logdir)[1])
+    np.testing.assert_array_equal(limits, np.arange(31.0))
+    assert counts.tolist() == [0.0] + [1.0] * 29 + [2.0]
 
 
 def test_add_histogram_special_inputs(writer, logdir) -> None:
     writer.add_histogram("equal", np.full(7, 2.5), 0)
     writer.add_histogram("empty", np.array([], dtype=np.float32), 0)
-    writer.add_histogram("nonfinite", [1.0, np.nan, 2.0, np.inf, 3.0, -np.inf], 0)
+    writer.add_histogram("nonfinite", [1.0, np.nan, 2.0, np.inf, 3.0, -np.inf], 0, bins=2)
     writer.close()
-    got = {v.tag: _tensor(v) for _, v in _values(logdir)}
-    assert got["equal"].shape == (30, 3)
-    assert np.all(got["equal"][:, :2] == 2.5)
-    assert got["equal"][:, 2].tolist() == [0.0] * 29 + [7.0]
-    np.testing.assert_array_equal(got["empty"], np.zeros((30, 3)))
-    np.testing.assert_allclose(got["nonfinite"], _tensorboard_rule(np.array([1.0, 2.0, 3.0])))
+    got = {v.tag: v for _, v in _values(logdir)}
+    limits, counts = _histo(got["equal"])
+    assert counts.tolist() == [0.0, 7.0] and limits[0] <= 2.5 <= limits[1]
+    assert (got["empty"].histo.num, list(got["empty"].histo.bucket)) == (0.0, [])
+    limits, counts = _histo(got["nonfinite"])  # non-finite values are left out
+    assert (got["nonfinite"].histo.num, limits.tolist(), counts.tolist()) == (3.0, [1.0, 2.0, 3.0], [0, 1, 2])
 
 
-def test_add_histogram_other_bins(writer, logdir) -> None:
+def test_add_histogram_other_bins_and_max_bins(writer, logdir) -> None:
     data = np.random.default_rng(1).uniform(-3, 5, size=500)
     writer.add_histogram("ten", data, 0, bins=10)
     writer.add_histogram("auto", data, 0, bins="auto")
     writer.add_histogram("edges", data, 0, bins=[-3.0, 0.0, 1.0, 5.0])
+    writer.add_histogram("capped", data, 0, bins=10, max_bins=5)
     writer.close()
-    got = {v.tag: _tensor(v) for _, v in _values(logdir)}
-    np.testing.assert_allclose(got["ten"], _tensorboard_rule(data, 10))
-    counts, edges = np.histogram(data, bins="auto")
-    np.testing.assert_allclose(got["auto"][:, 0], edges[:-1])
-    np.testing.assert_allclose(got["auto"][:, 1], edges[1:])
-    np.testing.assert_array_equal(got["auto"][:, 2], counts)
-    counts, _ = np.histogram(data, bins=[-3.0, 0.0, 1.0, 5.0])
-    np.testing.assert_array_equal(got["edges"][:, 2], counts)
+    got = {v.tag: _histo(v) for _, v in _values(logdir)}
+    for tag, bins in (("ten", 10), ("auto", "auto"), ("edges", [-3.0, 0.0, 1.0, 5.0])):
+        counts, edges = np.histogram(data, bins=bins)
+        np.testing.assert_allclose(got[tag][0], edges)
+        np.testing.assert_array_equal(got[tag][1], [0.0, *counts])
+    counts, edges = np.histogram(data, bins=10)
+    np.testing.assert_allclose(got["capped"][0], edges[::2])
+    np.testing.assert_array_equal(got["capped"][1], [0.0, *counts.reshape(5, 2).sum(axis=1)])
 
 
 def test_add_histogram_raw(writer, logdir) -> None:
@@ -244,13 +296,15 @@ def test_add_histogram_raw(writer, logdir) -> None:
 
 
 def _image(value: summary_pb2.Summary.Value) -> tuple[int, int, np.ndarray, str]:
-    items = _tensor(value)
-    assert items.shape == (3,)
-    width, height, png = int(items[0]), int(items[1]), items[2]
+    """A torch-form ``Summary.Image``: width, height, decoded pixels and mode."""
+    assert value.WhichOneof("value") == "image", value
+    image = value.image
+    png = image.encoded_image_string
     assert png.startswith(b"\x89PNG\r\n\x1a\n")
     with Image.open(io.BytesIO(png)) as img:
-        assert img.size == (width, height)
-        return width, height, np.asarray(img), img.mode
+        assert img.size == (image.width, image.height)
+        assert image.colorspace == len(img.getbands())
+        return image.width, image.height, np.asarray(img), img.mode
 
 
 def test_add_image_chw_float(writer, logdir) -> None:
@@ -260,8 +314,7 @@ def test_add_image_chw_float(writer, logdir) -> None:
     writer.close()
     event, v = _one(logdir)
     assert (event.step, event.wall_time) == (2, 3.0)
-    assert v.metadata.plugin_data.plugin_name == "images"
-    assert v.metadata.data_class == summary_pb2.DATA_CLASS_BLOB_SEQUENCE
+    assert not v.HasField("metadata")  # torch's Summary.Image carries none
     width, height, pixels, mode = _image(v)
     assert (width, height, mode) == (7, 5, "RGB")
     expected = np.transpose(chw, (1, 2, 0)) * 255
@@ -324,12 +377,19 @@ def test_add_figure(writer, logdir) -> None:
 
 
 def _wav(value: summary_pb2.Summary.Value) -> tuple[wave._wave_params, np.ndarray, bytes]:
-    items = _tensor(value)
-    assert items.shape == (1, 2)
-    clip, label = items[0, 0], items[0, 1]
-    with wave.open(io.BytesIO(clip), "rb") as reader:
+    """A torch-form ``Summary.Audio``: the WAV's parameters, its frames, and no label."""
+    assert value.WhichOneof("value") == "audio", value
+    audio = value.audio
+    assert audio.content_type == "audio/wav"
+    with wave.open(io.BytesIO(audio.encoded_audio_string), "rb") as reader:
         frames = np.frombuffer(reader.readframes(reader.getnframes()), dtype="<i2")
-        return reader.getparams(), frames, label
+        params = reader.getparams()
+    assert (audio.sample_rate, audio.num_channels, audio.length_frames) == (
+        params.framerate,
+        params.nchannels,
+        params.nframes,
+    )
+    return params, frames, b""
 
 
 def test_add_audio_mono(writer, logdir) -> None:
@@ -339,7 +399,6 @@ def test_add_audio_mono(writer, logdir) -> None:
     writer.close()
     event, v = _one(logdir)
     assert (event.step, event.wall_time) == (1, 2.0)
-    assert v.metadata.plugin_data.plugin_name == "audio"
     reader, frames, label = _wav(v)
     assert (reader.nchannels, reader.sampwidth, reader.framerate) == (1, 2, 8000)
     assert reader.nframes == 800
@@ -376,8 +435,8 @@ def test_add_text(writer, logdir) -> None:
     assert (event.step, event.wall_time) == (3, 4.0)
     assert v.metadata.plugin_data.plugin_name == "text"
     assert v.tensor.dtype == types_pb2.DT_STRING
-    assert _tensor(v).shape == ()
-    assert _tensor(v).item().decode("utf-8") == "héllo **world**"
+    assert _tensor(v).shape == (1,)  # torch's one-element vector
+    assert _tensor(v)[0].decode("utf-8") == "héllo **world**"
     table = _tensor(got[1][1])
     assert table.shape == (2, 2)
     assert table.tolist() == [[b"a", b"b"], [b"c", b"d"]]
@@ -513,7 +572,7 @@ def test_memory_logdir() -> None:
         with SummaryWriter(root + "/run") as w:
             w.add_scalar("x", 1.5, 3)
             w.add_text("t", "mem", 3)
-        assert [v.tag for _, v in _values(root + "/run")] == ["x", "t"]
+        assert [v.tag for _, v in _values(root + "/run")] == ["x", "t/text_summary"]
     finally:
         fsspec.filesystem("memory").rm(root[len("memory://") :], recursive=True)
 
@@ -554,21 +613,22 @@ _BAD = [
     (lambda w: w.add_histogram(b"bytes", [1.0]), TypeError, ["tag"]),
     (lambda w: w.add_text("", "x"), ValueError, ["tag"]),
     (lambda w: w.add_scalars("", {"a": 1.0}), ValueError, ["main_tag"]),
-    (lambda w: w.add_scalar("x", "1.0"), TypeError, ["scalar_value", "'1.0'"]),
+    (lambda w: w.add_scalar("x", "abc"), ValueError, ["scalar_value", "'abc'"]),
     (lambda w: w.add_scalar("x", b"1"), TypeError, ["scalar_value"]),
     (lambda w: w.add_scalar("x", None), TypeError, ["scalar_value", "NoneType"]),
     (lambda w: w.add_scalar("x", [1.0, 2.0]), ValueError, ["scalar_value", "(2,)"]),
     (lambda w: w.add_scalar("x", np.zeros((2, 2))), ValueError, ["scalar_value", "(2, 2)"]),
     (lambda w: w.add_scalar("x", []), ValueError, ["scalar_value"]),
-    (lambda w: w.add_scalars("x", {"a": "z"}), TypeError, ["tag_scalar_dict['a']"]),
+    (lambda w: w.add_scalars("x", {"a": "z"}), ValueError, ["tag_scalar_dict['a']"]),
     (lambda w: w.add_scalars("x", [1.0]), TypeError, ["tag_scalar_dict"]),
     (lambda w: w.add_scalar("x", 1.0, True), TypeError, ["global_step", "bool"]),
-    (lambda w: w.add_scalar("x", 1.0, 1.5), TypeError, ["global_step", "1.5"]),
+    (lambda w: w.add_scalar("x", 1.0, math.nan), ValueError, ["global_step", "nan"]),
     (lambda w: w.add_scalar("x", 1.0, "3"), TypeError, ["global_step", "'3'"]),
     (lambda w: w.add_scalar("x", 1.0, 2**63), ValueError, ["global_step", str(2**63)]),
     (lambda w: w.add_scalar("x", 1.0, -(2**63) - 1), ValueError, ["global_step"]),
     (lambda w: w.add_text("x", "t", 2**64), ValueError, ["global_step", str(2**64)]),
-    (lambda w: w.add_histogram("x", [1.0], np.float64(2.5)), TypeError, ["global_step"]),
+    (lambda w: w.add_histogram("x", [1.0], np.float64("inf")), ValueError, ["global_step"]),
+    (lambda w: w.add_histogram("x", [1.0], [1.0, 2.0]), TypeError, ["global_step"]),
     (lambda w: w.add_scalar("x", 1.0, 0, walltime="now"), TypeError, ["walltime"]),
     (lambda w: w.add_image("x", np.zeros((3, 4, 4)), dataformats="XYZ"), ValueError, ["dataformats", "XYZ"]),
     (lambda w: w.add_image("x", np.zeros((3, 4, 4)), dataformats="CHHW"), ValueError, ["dataformats"]),
@@ -633,18 +693,17 @@ def test_unwritable_directory_raises_storage_error(tmp_path) -> None:
     assert isinstance(info.value, OSError)
 
 
-def test_purge_step_must_be_an_int(tmp_path) -> None:
+def test_purge_step_must_be_a_number(tmp_path) -> None:
     with pytest.raises(TypeError, match="global_step"):
-        SummaryWriter(str(tmp_path / "r"), purge_step=1.5)
+        SummaryWriter(str(tmp_path / "r"), purge_step="five")
 
 
 def test_channels_first_audio_is_transposed(writer, logdir) -> None:
     stereo = np.stack([np.linspace(-1, 1, 100), np.zeros(100)])  # (C=2, L=100)
     writer.add_audio("a", stereo, 0, sample_rate=8000)
     writer.flush()
-    clip = _tensor(_one(logdir)[1])[0, 0]
-    with wave.open(io.BytesIO(clip)) as f:
-        assert (f.getnchannels(), f.getnframes()) == (2, 100)
+    params, _, _ = _wav(_one(logdir)[1])
+    assert (params.nchannels, params.nframes) == (2, 100)
 
 
 def test_ambiguous_audio_layout_is_refused(writer) -> None:
@@ -654,7 +713,7 @@ def test_ambiguous_audio_layout_is_refused(writer) -> None:
 
 def test_bad_purge_step_creates_no_file(tmp_path) -> None:
     with pytest.raises(TypeError, match="global_step"):
-        SummaryWriter(str(tmp_path / "run"), purge_step=1.5)
+        SummaryWriter(str(tmp_path / "run"), purge_step=object())
     assert not (tmp_path / "run").exists() or not list((tmp_path / "run").iterdir())
 
 

@@ -1,4 +1,4 @@
-"""Audio summaries: sample arrays to 16-bit PCM WAV inside a ``[k, 2]`` string tensor."""
+"""Audio summaries: samples to 16-bit PCM WAV in a TF1 ``Summary.Audio`` (torch's) or a ``[k, 2]`` tensor."""
 
 from __future__ import annotations
 
@@ -93,3 +93,22 @@ def audio_pb(
         create_summary_metadata(display_name=display_name, description=description) if with_metadata else None
     )
     return tensor_summary(tag, make_tensor_proto(items), meta)
+
+
+def legacy_audio_pb(tag: str, samples: np.ndarray, sample_rate: int) -> summary_pb2.Summary:
+    """A TF1 ``Summary.Audio`` of one WAV clip of ``samples`` (from :func:`clip_samples`), as torch writes it.
+
+    Example:
+        >>> legacy_audio_pb("a", np.zeros(8), 8000).value[0].audio.length_frames
+        8
+    """
+    frames = samples.shape[0]
+    channels = 1 if samples.ndim == 1 else samples.shape[1]
+    audio = summary_pb2.Summary.Audio(
+        sample_rate=float(sample_rate),
+        num_channels=channels,
+        length_frames=frames,
+        encoded_audio_string=encode_wav(samples, sample_rate),
+        content_type="audio/wav",
+    )
+    return summary_pb2.Summary(value=[summary_pb2.Summary.Value(tag=tag, audio=audio)])

@@ -1,4 +1,4 @@
-"""Image summaries: encoded images to a ``[width, height, image, ...]`` string tensor."""
+"""Image summaries: a TF1 ``Summary.Image`` (torch's form), or a ``[width, height, image, ...]`` tensor."""
 
 from __future__ import annotations
 
@@ -29,3 +29,18 @@ def image_pb(
         create_summary_metadata(display_name=display_name, description=description) if with_metadata else None
     )
     return tensor_summary(tag, make_tensor_proto(items), meta)
+
+
+def legacy_image_pb(tag: str, image: bytes, *, width: int, height: int, channels: int) -> summary_pb2.Summary:
+    """A TF1 ``Summary.Image`` of one encoded image, as ``torch.utils.tensorboard`` writes it.
+
+    ``channels`` (1, 3 or 4) goes into ``colorspace``, as torch does.
+
+    Example:
+        >>> legacy_image_pb("img", b"png", width=4, height=2, channels=3).value[0].image.height
+        2
+    """
+    value = summary_pb2.Summary.Image(
+        height=height, width=width, colorspace=channels, encoded_image_string=image
+    )
+    return summary_pb2.Summary(value=[summary_pb2.Summary.Value(tag=tag, image=value)])

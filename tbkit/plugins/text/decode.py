@@ -40,5 +40,10 @@ def decode(array: np.ndarray) -> np.ndarray:
 
 
 def rows(stored: np.ndarray) -> list[dict[str, Any]]:
-    """One frame row: ``text`` is a ``str`` for rank 0, else the array of strings (a table)."""
-    return [{"text": stored.reshape(-1)[0] if stored.ndim == 0 else stored}]
+    """One frame row: ``text`` is a ``str`` for one text, else the array of strings (a table).
+
+    One text is a rank-0 tensor (TensorFlow's ``tf.summary.text``) or a one-element vector
+    (what ``torch.utils.tensorboard`` and tbkit write for a string): both come back as the ``str``.
+    """
+    one = stored.ndim == 0 or stored.shape == (1,)
+    return [{"text": stored.reshape(-1)[0] if one else stored}]
