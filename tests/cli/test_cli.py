@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-import tbkit.commands.inspect
+import tbkit.cli.inspect
 from tbkit.cli import main
 
 
@@ -14,7 +14,7 @@ def _fail_with(monkeypatch: pytest.MonkeyPatch, exc: Exception) -> None:
     def broken(*args: object, **kwargs: object) -> dict[str, object]:
         raise exc
 
-    monkeypatch.setattr(tbkit.commands.inspect, "inspect_logdir", broken)
+    monkeypatch.setattr(tbkit.cli.inspect, "inspect_logdir", broken)
 
 
 def test_a_bug_prints_its_type_message_and_a_debug_hint(

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import tbkit
-from tbkit.commands.jsbundle import BundleError, bundle
+from tbkit.cli.jsbundle import BundleError, bundle
 from tbkit.plugins.scalars.query import minmax_indices, smooth
 from tests.cli._logdirs import XSS_RUN, run_tbkit
 

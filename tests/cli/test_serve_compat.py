@@ -13,7 +13,7 @@ import pytest
 
 import tbkit.server.serve
 from tbkit.cli import build_parser, main
-from tbkit.commands.inspect import format_text, inspect_logdir, kinds_digest
+from tbkit.cli.inspect import format_text, inspect_logdir, kinds_digest
 from tbkit.proto import event_pb2, histogram_pb2, summary_pb2
 from tbkit.record.framing import encode_record
 

@@ -3,7 +3,7 @@
 
 ``tbkit serve --inspect --logdir D`` (or ``--event_file F``, with ``--tag T`` if wanted) prints
 what ``tensorboard --inspect`` prints about the event files -- per run the tags by kind, their
-counts and step ranges, session logs -- using :mod:`tbkit.commands.inspect`, and exits without
+counts and step ranges, session logs -- using :mod:`tbkit.cli.inspect`, and exits without
 serving. ``--reload_multifile`` is accepted so that TensorBoard command lines run unchanged: tbkit
 always reads every event file of a run.
 
@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tbkit.commands.cli_args import _bool
+from tbkit.cli.args import _bool
 
 __all__ = ["add_flags", "inspect_instead"]
 
@@ -71,7 +71,7 @@ def add_flags(serve: argparse.ArgumentParser, where: argparse._MutuallyExclusive
 
 
 def _inspect(path: str, *, event_file: bool, tag: str | None) -> int:
-    from tbkit.commands.inspect import format_text, inspect_logdir
+    from tbkit.cli.inspect import format_text, inspect_logdir
     from tbkit.errors import InvalidArgumentError
     from tbkit.reader.logdir import checked_logdir
     from tbkit.record import storage

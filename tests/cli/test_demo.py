@@ -3,11 +3,14 @@ what it claims: real PR curves that improve, margin bands TensorBoard can draw, 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 import tbkit
-from tbkit.demo import CLASSES, EMBEDDING_DIM, EMBEDDING_POINTS, RUNS, write_demo_logdir
+from tbkit.cli.demo import CLASSES, EMBEDDING_DIM, EMBEDDING_POINTS, RUNS, write_demo_logdir
+from tests.cli._logdirs import run_tbkit
 
 RUN_NAMES = sorted(name for name, _ in RUNS)
 
@@ -112,3 +115,11 @@ def test_confusion_matrix_is_a_trained_classifiers(demo):
         assert np.all(matrix.argmax(axis=1) == np.arange(len(CLASSES))), (run, matrix)  # mostly right
     accuracy = {run: np.trace(m) / m.sum() for run, m in confusion.items()}
     assert accuracy["lr_0.1"] > accuracy["lr_0.01"], accuracy  # the faster learner is the better one
+
+
+def test_demo_no_serve_writes_a_logdir(tmp_path: Path) -> None:
+    result = run_tbkit("demo", "--no-serve", "--logdir", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert str(tmp_path) in result.stdout
+    runs = tbkit.read(str(tmp_path)).provider.list_plugins()
+    assert {"scalars", "histograms", "images", "audio", "text"} <= set(runs)

@@ -1,7 +1,7 @@
 """``tbkit report``: one self-contained HTML file with the scalar charts, latest images and text.
 
 The file needs no network and no server: the server's chart code (``tbkit/server/static/
-chart.js`` and the modules it imports) is inlined by :mod:`tbkit.commands.jsbundle` together
+chart.js`` and the modules it imports) is inlined by :mod:`tbkit.cli.jsbundle` together
 with ``static/report.js``; the data are embedded as JSON (series min/max-downsampled as the
 server does, smoothed on full resolution at the default weight); images are ``data:`` URIs;
 text is rendered from Markdown and sanitized by the text plugin's helper. A
@@ -26,11 +26,11 @@ from typing import Any
 import numpy as np
 
 from tbkit._version import __version__
-from tbkit.commands._common import open_logdir, quiet_reader
-from tbkit.commands.jsbundle import bundle
+from tbkit.cli._common import open_logdir, quiet_reader
+from tbkit.cli.jsbundle import bundle
+from tbkit.plugins.colors import run_color
 from tbkit.plugins.scalars.query import all_scalar_columns, minmax_indices, smooth
 from tbkit.plugins.text.render import text_to_html
-from tbkit.server.colors import run_color
 
 __all__ = ["build_report", "write_report"]
 

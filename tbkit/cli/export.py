@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 from tbkit._progress import Progress
 from tbkit._version import __version__
-from tbkit.commands._cells import normalize_cells
-from tbkit.commands._common import open_logdir, quiet_reader
+from tbkit.cli._cells import normalize_cells
+from tbkit.cli._common import open_logdir, quiet_reader
 from tbkit.errors import InvalidArgumentError, MissingDependencyError, NotFoundError
 from tbkit.plugins.scalars.query import safe_path
 
@@ -170,7 +170,7 @@ def _arrow_column(column: pd.Series) -> Any:
     try:
         return pa.array(column.tolist(), from_pandas=True)
     except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError, OverflowError):
-        from tbkit.commands._cells import to_json_text
+        from tbkit.cli._cells import to_json_text
 
         return pa.array([None if v is None else to_json_text(v) for v in column.tolist()], type=pa.string())
 
@@ -192,7 +192,7 @@ def _text_frame(frame: pd.DataFrame, fmt: str) -> pd.DataFrame:
     """CSV cells: lists as JSON text."""
     if fmt != "csv":
         return frame
-    from tbkit.commands._cells import to_json_text
+    from tbkit.cli._cells import to_json_text
 
     out = frame.copy(deep=False)
     for name in out.columns:
@@ -218,7 +218,7 @@ def _json_values(column: pd.Series) -> list[Any]:
 
 def _json_lines(block: pd.DataFrame) -> Iterable[str]:
     """One exact JSON object per row (floats written in full, NaN and ±inf as null)."""
-    from tbkit.commands._cells import to_json_text
+    from tbkit.cli._cells import to_json_text
 
     names = [str(c) for c in block.columns]
     columns = [_json_values(block[c]) for c in block.columns]

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from tbkit._progress import Progress, format_amount
-from tbkit.commands._common import quiet_reader, search_regex
+from tbkit.cli._common import quiet_reader, search_regex
 from tbkit.errors import NotFoundError, StorageError
 from tbkit.proto import event_pb2
 from tbkit.reader.discovery import discover_runs

@@ -1,25 +1,17 @@
-"""The command line: help, demo without serving, usage errors and one-line errors."""
+"""``tbkit serve``: its help, usage errors and one-line errors."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-import tbkit
 from tbkit.cli import main
-
-
-def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tbkit.cli", *args], capture_output=True, text=True, timeout=300
-    )
+from tests.cli._logdirs import run_tbkit
 
 
 def test_serve_help_lists_tensorboards_flags() -> None:
-    result = _run("serve", "--help")
+    result = run_tbkit("serve", "--help")
     assert result.returncode == 0
     for flag in [
         "--logdir",
@@ -34,14 +26,6 @@ def test_serve_help_lists_tensorboards_flags() -> None:
         "--purge_orphaned_data",
     ]:
         assert flag in result.stdout
-
-
-def test_demo_no_serve_writes_a_logdir(tmp_path: Path) -> None:
-    result = _run("demo", "--no-serve", "--logdir", str(tmp_path))
-    assert result.returncode == 0, result.stderr
-    assert str(tmp_path) in result.stdout
-    runs = tbkit.read(str(tmp_path)).provider.list_plugins()
-    assert {"scalars", "histograms", "images", "audio", "text"} <= set(runs)
 
 
 def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:

@@ -15,7 +15,7 @@ __all__ = ["add_commands"]
 
 
 def _kinds(text: str) -> list[str]:
-    from tbkit.commands.export import parse_kinds
+    from tbkit.cli.export import parse_kinds
     from tbkit.errors import InvalidArgumentError
 
     try:
@@ -56,7 +56,7 @@ def _progress(args: argparse.Namespace) -> bool | None:
 
 
 def _run_inspect(args: argparse.Namespace) -> int:
-    from tbkit.commands.inspect import format_json, format_text, inspect_logdir
+    from tbkit.cli.inspect import format_json, format_text, inspect_logdir
 
     digest = inspect_logdir(args.logdir, tag=args.tag, runs=args.runs, progress=_progress(args))
     sys.stdout.write(format_json(digest) + "\n" if args.json else format_text(digest))
@@ -65,7 +65,7 @@ def _run_inspect(args: argparse.Namespace) -> int:
 
 
 def _run_export(args: argparse.Namespace) -> int:
-    from tbkit.commands.export import export_logdir
+    from tbkit.cli.export import export_logdir
 
     manifest = export_logdir(
         args.logdir,
@@ -97,7 +97,7 @@ def _run_export(args: argparse.Namespace) -> int:
 
 
 def _run_report(args: argparse.Namespace) -> int:
-    from tbkit.commands.report import write_report
+    from tbkit.cli.report import write_report
 
     info = write_report(
         args.logdir,

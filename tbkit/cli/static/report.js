@@ -1,5 +1,5 @@
 // The scalar charts of a `tbkit report` HTML file: the server's LineChart (chart.js, inlined by
-// tbkit/commands/jsbundle.py), fed from the JSON embedded in the page instead of /data/ routes.
+// tbkit/cli/jsbundle.py), fed from the JSON embedded in the page instead of /data/ routes.
 // Smoothing at the report's default weight comes precomputed on full-resolution data (as the
 // server computes it); other weights are computed here over the embedded points (exact when a
 // series was not downsampled; otherwise over the shown points, as TensorBoard's own chart does).

@@ -1,1 +1,0 @@
-"""The logic of ``tbkit inspect``, ``tbkit export`` and ``tbkit report`` (``tbkit/cli.py`` parses)."""
