@@ -17,6 +17,7 @@ from tbkit.plugins.graphs.summary import (
     is_graph_def,
     keras_model_json,
     keras_model_pb,
+    torch_run_metadata_event,
 )
 from tbkit.writer._values import check_step, check_tag, check_walltime
 
@@ -50,7 +51,8 @@ class GraphMethodsMixin:
                 mutable containers (lists, dicts) used inside the model.
 
         Names in the graph carry the module hierarchy as scopes (``Net/Linear[fc1]/linear``);
-        see :mod:`tbkit.plugins.graphs.torch_graph` for the layout. No ``RunMetadata`` is written.
+        see :mod:`tbkit.plugins.graphs.torch_graph` for the layout. After a module's graph, the
+        empty ``step1`` run metadata torch writes follows, as in torch's files.
 
         Example:
             >>> writer.add_graph(model, torch.zeros(1, 3, 32, 32))  # doctest: +SKIP
@@ -71,7 +73,10 @@ class GraphMethodsMixin:
                     f"add_graph expects a torch.nn.Module or a GraphDef, got {type(model).__name__}{hint}"
                 )
             graph = torch_graph_def(model, input_to_model, verbose=verbose, strict=use_strict_trace)
-            data = graph.SerializeToString()
+            now = time.time()
+            self._writer.add_event(graph_event(graph.SerializeToString(), now))
+            self._writer.add_event(torch_run_metadata_event(now))
+            return
         self._writer.add_event(graph_event(data, time.time()))
 
     def add_onnx_graph(self, prototxt: Any) -> None:

@@ -240,7 +240,12 @@ def test_mesh_writes_one_series_per_component(logdir) -> None:
     assert (meta.name, list(meta.shape), meta.components) == ("cube", [1, 2, 3], 0b1110)
     assert json.loads(meta.json_config) == {"camera": {"fov": 60}}
     np.testing.assert_allclose(make_ndarray(values["cube_VERTEX"][0][1].tensor), vertices.astype(np.float32))
-    assert make_ndarray(values["cube_COLOR"][0][1].tensor).dtype == np.uint8
+    # As torch writes them: every component float32, no display name.
+    for tag, expected in (("cube_FACE", faces), ("cube_COLOR", colors)):
+        array = make_ndarray(values[tag][0][1].tensor)
+        assert array.dtype == np.float32
+        np.testing.assert_array_equal(array, expected)
+        assert values[tag][0][1].metadata.display_name == ""
 
 
 # -- video and boxes ----------------------------------------------------------------------------

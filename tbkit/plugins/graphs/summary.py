@@ -72,6 +72,20 @@ def graph_event(data: bytes, wall_time: float, step: int = 0) -> event_pb2.Event
     return event_pb2.Event(wall_time=wall_time, step=step, graph_def=data)
 
 
+# RunMetadata{step_stats: StepStats{dev_stats: [DeviceStepStats{device: "/device:CPU:0"}]}}:
+# the empty profile torch writes beside every traced graph, tagged "step1".
+_TORCH_RUN_METADATA = b"\n\x11\n\x0f\n\r/device:CPU:0"
+
+
+def torch_run_metadata_event(wall_time: float) -> event_pb2.Event:
+    """The ``TaggedRunMetadata`` event ``step1`` that torch's ``add_graph`` writes after the graph.
+
+    It holds no timings; TensorBoard's graph dashboard lists it as the run's ``step1`` profile.
+    """
+    tagged = event_pb2.TaggedRunMetadata(tag="step1", run_metadata=_TORCH_RUN_METADATA)
+    return event_pb2.Event(wall_time=wall_time, tagged_run_metadata=tagged)
+
+
 def keras_model_json(model: Any) -> str:
     """``model.to_json()``: the Keras model config TensorBoard draws as a conceptual graph.
 

@@ -6,10 +6,6 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 
-import numpy as np
-
-from tbkit._tensors import make_tensor_proto
-from tbkit.plugins._metadata import tensor_summary
 from tbkit.plugins.hparams.api import Discrete, HParam, Interval, Metric, Status
 from tbkit.plugins.hparams.metadata import (
     EXPERIMENT_TAG,
@@ -23,10 +19,9 @@ HParamValue = bool | int | float | str | None
 
 
 def _summary(tag: str, plugin_data: hparams_pb2.HParamsPluginData) -> summary_pb2.Summary:
-    # The payload is in the metadata; the value is an empty float tensor, as TensorBoard writes it.
-    return tensor_summary(
-        tag, make_tensor_proto(np.zeros(0, np.float32)), create_summary_metadata(plugin_data)
-    )
+    # The payload is in the metadata and the value carries nothing else, as torch writes it.
+    value = summary_pb2.Summary.Value(tag=tag, metadata=create_summary_metadata(plugin_data))
+    return summary_pb2.Summary(value=[value])
 
 
 def _data_type(value: HParamValue) -> int:

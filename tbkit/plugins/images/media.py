@@ -44,21 +44,30 @@ def draw_boxes(
 ) -> np.ndarray:
     """Draw ``[K, 4]`` boxes ``(x_min, y_min, x_max, y_max)`` in pixels, with optional labels.
 
-    The image is first scaled by ``rescale`` (boxes too).
+    As torch draws them: each box a red closed line two pixels wide through its corners, its
+    label in black on a red band inside the box's bottom-left corner (Pillow's default font);
+    the boxes are drawn on the image as given, then the image is scaled by ``rescale``.
     """
-    from PIL import Image, ImageDraw
+    from PIL import Image, ImageDraw, ImageFont
 
     boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4) if np.size(boxes) else np.zeros((0, 4))
     if labels is not None and len(labels) != len(boxes):
         raise ValueError(f"labels must have one entry per box: {len(labels)} labels for {len(boxes)} boxes")
     image = Image.fromarray(hwc[..., 0] if hwc.shape[-1] == 1 else hwc).convert("RGB")
-    if rescale != 1:
-        size = (max(1, round(image.width * rescale)), max(1, round(image.height * rescale)))
-        image = image.resize(size)
-        boxes = boxes * rescale
     draw = ImageDraw.Draw(image)
-    for i, (x0, y0, x1, y1) in enumerate(boxes.tolist()):
-        draw.rectangle([x0, y0, x1, y1], outline=(255, 0, 0), width=2)
-        if labels is not None:
-            draw.text((x0 + 3, y0 + 2), str(labels[i]), fill=(255, 0, 0))
+    font = ImageFont.load_default()
+    red = (255, 0, 0)
+    for i, (left, top, right, bottom) in enumerate(boxes.tolist()):
+        corners = [(left, top), (left, bottom), (right, bottom), (right, top), (left, top)]
+        draw.line(corners, width=2, fill=red)
+        label = None if labels is None else str(labels[i])
+        if label:
+            x0, y0, x1, y1 = font.getbbox(label)
+            width, height = x1 - x0, y1 - y0
+            margin = float(np.ceil(0.05 * height))
+            draw.rectangle([(left, bottom - height - 2 * margin), (left + width, bottom)], fill=red)
+            draw.text((left + margin, bottom - height - margin), label, fill=(0, 0, 0), font=font)
+    if rescale != 1:
+        size = (max(1, int(image.width * rescale)), max(1, int(image.height * rescale)))
+        image = image.resize(size, Image.Resampling.LANCZOS)
     return np.asarray(image)

@@ -30,4 +30,4 @@ def create_summary_metadata(
         shape=list(shape),
         json_config=json_config,
     ).SerializeToString()
-    return summary_metadata(PLUGIN_NAME, content, summary_pb2.DATA_CLASS_TENSOR, display_name=name)
+    return summary_metadata(PLUGIN_NAME, content, summary_pb2.DATA_CLASS_TENSOR)

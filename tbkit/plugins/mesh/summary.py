@@ -24,22 +24,24 @@ def mesh_pb(
     colors: np.ndarray | None = None,
     config: dict[str, Any] | None = None,
 ) -> summary_pb2.Summary:
-    """A mesh ``Summary``: one value per component.
+    """A mesh ``Summary``: one value per component, as torch's ``add_mesh`` writes it.
 
-    Vertices are ``[batch, n, 3]`` float32, faces ``[batch, f, 3]`` int32 vertex indices,
-    colors ``[batch, n, 3]`` uint8 RGB.
+    Vertices ``[batch, n, 3]``, faces ``[batch, f, 3]`` vertex indices and colors
+    ``[batch, n, 3]`` RGB (0-255) are all written as float32 tensors, as torch does (the mesh
+    plugins, TensorBoard's and tbkit's, convert faces and colors back); the config is the
+    JSON of ``config`` (``{}`` without one).
     """
     parts = [(ContentType.VERTEX, np.asarray(vertices, dtype=np.float32))]
     if faces is not None:
-        parts.append((ContentType.FACE, np.asarray(faces, dtype=np.int32)))
+        parts.append((ContentType.FACE, np.asarray(faces, dtype=np.float32)))
     if colors is not None:
-        parts.append((ContentType.COLOR, np.asarray(colors, dtype=np.uint8)))
+        parts.append((ContentType.COLOR, np.asarray(colors, dtype=np.float32)))
     for content_type, array in parts:
         if array.ndim != 3 or array.shape[-1] != 3:
             label = {ContentType.VERTEX: "vertices", ContentType.FACE: "faces", ContentType.COLOR: "colors"}
             raise ValueError(f"{label[content_type]} must have shape [batch, n, 3], got {array.shape}")
     components = components_bitmask([ct for ct, _ in parts])
-    json_config = json.dumps(config, sort_keys=True) if config else ""
+    json_config = json.dumps(config if config is not None else {}, sort_keys=True)
     summary = summary_pb2.Summary()
     for content_type, array in parts:
         value = summary.value.add(tag=component_tag(name, content_type))
