@@ -20,7 +20,7 @@ The serve side is listed the same way: :data:`ROUTES` names the built-in route m
 (imported only by the server) and the ``tbkit.plugin_routes`` entry-point group adds
 third-party ones. A route module provides ``blueprint`` (a Flask blueprint, mounted
 under ``/data/plugin/<name>/``) and ``TABS`` (the dashboards it serves, see
-:mod:`tbkit.plugins._web`); its ``static/`` directory holds the dashboard's files.
+:mod:`tbkit.plugins.web`); its ``static/`` directory holds the dashboard's files.
 
 Example:
     >>> decoder("scalars").DATA_CLASS

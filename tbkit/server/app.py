@@ -25,10 +25,10 @@ from werkzeug.exceptions import HTTPException
 
 from tbkit._version import __version__
 from tbkit.errors import TbkitError
-from tbkit.plugins import _web, registry
+from tbkit.plugins import registry, web
+from tbkit.plugins.colors import run_color
 from tbkit.provider import DataProvider
 from tbkit.server.assets import StaticFiles, content_type, safe_file
-from tbkit.server.colors import run_color
 from tbkit.server.reload import ReloadState
 
 __all__ = ["CSP", "MAX_CONTENT_LENGTH", "create_app"]
@@ -84,7 +84,7 @@ class _PrefixMiddleware:
             environ["PATH_INFO"] = path[len(self.prefix) :]
             return self.app(environ, start_response)
         else:
-            response = _web.json_response(
+            response = web.json_response(
                 {"error": f"not found (the app is served under {self.prefix}/)"}, 404
             )
         return _security_headers(response)(environ, start_response)
@@ -92,11 +92,11 @@ class _PrefixMiddleware:
 
 def _error_response(exc: Exception) -> Response:
     if isinstance(exc, TbkitError):
-        return _web.json_response({"error": str(exc)}, exc.http_code)
+        return web.json_response({"error": str(exc)}, exc.http_code)
     if isinstance(exc, HTTPException):
-        return _web.json_response({"error": exc.description or exc.name}, exc.code or 500)
+        return web.json_response({"error": exc.description or exc.name}, exc.code or 500)
     _log.exception("tbkit: internal error")
-    return _web.json_response({"error": f"internal error: {type(exc).__name__}: {exc}"}, 500)
+    return web.json_response({"error": f"internal error: {type(exc).__name__}: {exc}"}, 500)
 
 
 def _number(x: float | None) -> float | None:
@@ -165,7 +165,7 @@ def create_app(
     app.url_map.merge_slashes = False  # "//" is refused by the static route, never redirected
     app.config["MAX_CONTENT_LENGTH"] = MAX_CONTENT_LENGTH
     app.config["JSON_SORT_KEYS"] = False
-    app.extensions[_web.EXTENSION] = _web.AppState(
+    app.extensions[web.EXTENSION] = web.AppState(
         provider=provider,
         window_title=window_title or "TensorBoard (tbkit)",
         path_prefix=prefix,
@@ -181,7 +181,7 @@ def create_app(
     def index() -> Response:
         page = safe_file(files.shell_dir, ["index.html"])
         text = page.read_text(encoding="utf-8") if page is not None else _PLACEHOLDER_PAGE
-        title = html.escape(app.extensions[_web.EXTENSION].window_title)
+        title = html.escape(app.extensions[web.EXTENSION].window_title)
         text = (
             text.replace("{{static}}", static_url).replace("{{prefix}}", prefix).replace("{{title}}", title)
         )
@@ -199,16 +199,16 @@ def create_app(
     def static_file(subpath: str) -> Response:
         found, versioned = files.find(subpath.split("/"))
         if found is None:
-            return _web.json_response({"error": "not found"}, 404)
+            return web.json_response({"error": "not found"}, 404)
         return _file_response(found, versioned=versioned)
 
     @app.get("/data/environment")
     def environment() -> Response:
-        return _web.json_response(
+        return web.json_response(
             {
                 "data_location": provider.data_location(),
                 "logdirs": [{"name": name, "path": path} for name, path in provider.data_locations()],
-                "window_title": app.extensions[_web.EXTENSION].window_title,
+                "window_title": app.extensions[web.EXTENSION].window_title,
                 "version": __version__,
                 "reload_interval": state.interval,
                 "path_prefix": prefix,
@@ -223,7 +223,7 @@ def create_app(
             provider.list_runs(),
             key=lambda r: (r.start_time is None, r.start_time or 0.0, r.run_name),
         )
-        return _web.json_response(
+        return web.json_response(
             [
                 {"name": r.run_name, "start_time": _number(r.start_time), "color": run_color(r.run_name)}
                 for r in listed
@@ -249,15 +249,15 @@ def create_app(
                     "tab_name": tab.tab_name,
                     "script": f"{static_url}/{script}" if script else None,
                 }
-        return _web.json_response(listing)
+        return web.json_response(listing)
 
     @app.get("/data/tags")
     def tags() -> Response:
-        return _web.json_response(_all_tags(provider))
+        return web.json_response(_all_tags(provider))
 
     @app.get("/data/reload_state")
     def reload_state_route() -> Response:
-        return _web.json_response(state.as_dict())
+        return web.json_response(state.as_dict())
 
     if prefix:
         app.wsgi_app = _PrefixMiddleware(app.wsgi_app, prefix)  # type: ignore[method-assign]

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import tbkit
-from tbkit.server.colors import run_color
+from tbkit.plugins.colors import run_color
 from tests.browser._ui import WAIT_MS, color_pixels, open_dashboard, scalar_card, wait_chart
 
 pytestmark = pytest.mark.browser

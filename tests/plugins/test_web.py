@@ -7,7 +7,7 @@ import json
 import numpy as np
 from flask import Flask
 
-from tbkit.plugins._web import json_response
+from tbkit.plugins.web import json_response
 
 
 def _answer(value):
@@ -32,3 +32,19 @@ def test_integers_beyond_64_bits_fall_back_to_the_standard_encoder():
     body = _answer({"step": 2**70, "v": float("-inf"), "<": 1})
     assert json.loads(body) == {"step": 2**70, "v": None, "<": 1}
     assert b"<" not in body
+
+
+def test_the_kit_lists_every_public_name_and_gives_run_colours():
+    import inspect
+
+    from tbkit.plugins import colors, web
+
+    defined = {
+        name
+        for name, value in vars(web).items()
+        if not name.startswith("_")
+        and (inspect.isfunction(value) or inspect.isclass(value))
+        and getattr(value, "__module__", "") in (web.__name__, colors.__name__)
+    }
+    assert defined | {"EXTENSION"} == set(web.__all__)
+    assert web.run_color is colors.run_color

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 import tbkit
+from tbkit.plugins.colors import run_color
 from tbkit.provider import InMemoryProvider
 from tbkit.server.app import CSP, MAX_CONTENT_LENGTH, create_app
-from tbkit.server.colors import fnv1a32, run_color
 from tests.server._logdirs import XSS_RUN, XSS_TAG
 
 
@@ -23,26 +23,6 @@ def test_runs_sorted_by_start_time_with_colours(client: Any) -> None:
     for r in runs:
         assert re.fullmatch(r"#[0-9a-f]{6}", r["color"])
         assert r["color"] == run_color(r["name"])
-
-
-def test_run_colour_rule_matches_the_documented_formula() -> None:
-    import colorsys
-
-    for name in ["train", "eval", "", "ü/ß", "a" * 100]:
-        h = 0x811C9DC5
-        for byte in name.encode("utf-8"):
-            h = ((h ^ byte) * 16777619) % 2**32
-        assert fnv1a32(name.encode("utf-8")) == h
-        h ^= h >> 16
-        h = (h * 0x85EBCA6B) % 2**32
-        h ^= h >> 13
-        h = (h * 0xC2B2AE35) % 2**32
-        h ^= h >> 16
-        rgb = colorsys.hls_to_rgb((h % 360) / 360, 0.45, 0.70)
-        assert run_color(name) == "#" + "".join(f"{int(255 * c + 0.5):02x}" for c in rgb)
-    assert len({run_color(f"run{i}") for i in range(50)}) > 30  # names spread over hues
-    similar = {run_color(f"run_0{i}") for i in range(10)}  # names differing in their last character only
-    assert len(similar) >= 8
 
 
 def test_environment(tbkit_logdir: Path, make_client: Any) -> None:

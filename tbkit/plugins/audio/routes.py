@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response
 
-from tbkit.plugins import _web
+from tbkit.plugins import web
 from tbkit.plugins._markdown import markdown_to_safe_html
 from tbkit.plugins.audio.decode import wav_info
 from tbkit.plugins.audio.metadata import PLUGIN_NAME
@@ -17,7 +17,7 @@ from tbkit.plugins.images.serve import audio_content_type
 
 __all__ = ["TABS", "blueprint"]
 
-TABS = (_web.Tab("audio", "Audio", (PLUGIN_NAME,)),)
+TABS = (web.Tab("audio", "Audio", (PLUGIN_NAME,)),)
 DEFAULT_STEPS = 10
 _WAV_HEADER = 4096  # enough bytes to find the fmt chunk
 
@@ -26,8 +26,8 @@ blueprint = Blueprint("audio", __name__)
 
 @blueprint.get("/tags")
 def tags() -> Response:
-    listing = _web.provider().list_blob_sequences(PLUGIN_NAME)
-    return _web.json_response(
+    listing = web.provider().list_blob_sequences(PLUGIN_NAME)
+    return web.json_response(
         {
             run: {
                 tag: {
@@ -45,7 +45,7 @@ def tags() -> Response:
 
 @blueprint.get("/audio")
 def audio() -> Response:
-    provider, sample, series = _web.sampled_blob_series(PLUGIN_NAME, DEFAULT_STEPS)
+    provider, sample, series = web.sampled_blob_series(PLUGIN_NAME, DEFAULT_STEPS)
     out = []
     for datum in series:
         if len(datum.values) <= sample:
@@ -63,9 +63,9 @@ def audio() -> Response:
                 "blob_key": key,
             }
         )
-    return _web.json_response(out)
+    return web.json_response(out)
 
 
 @blueprint.get("/individualAudio")
 def individual_audio() -> Response:
-    return _web.blob_response(audio_content_type, "an audio clip")
+    return web.blob_response(audio_content_type, "an audio clip")

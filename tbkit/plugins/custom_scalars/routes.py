@@ -17,17 +17,16 @@ import numpy as np
 from flask import Blueprint, Response
 
 from tbkit.errors import InvalidArgumentError
-from tbkit.plugins import _web
+from tbkit.plugins import web
 from tbkit.plugins.custom_scalars.layout import layout_json, provider_layout
 from tbkit.plugins.custom_scalars.metadata import PLUGIN_NAME
 from tbkit.plugins.scalars import query
 from tbkit.plugins.scalars.metadata import PLUGIN_NAME as SCALARS
 from tbkit.plugins.scalars.params import chart_options
-from tbkit.server.colors import run_color
 
 __all__ = ["TABS", "blueprint"]
 
-TABS = (_web.Tab("custom_scalars", "Custom Scalars", (PLUGIN_NAME,)),)
+TABS = (web.Tab("custom_scalars", "Custom Scalars", (PLUGIN_NAME,)),)
 MAX_REGEXES = 100
 
 blueprint = Blueprint("custom_scalars", __name__)
@@ -35,15 +34,15 @@ blueprint = Blueprint("custom_scalars", __name__)
 
 @blueprint.get("/layout")
 def layout() -> Response:
-    merged, unreadable = provider_layout(_web.provider())
-    return _web.json_response({**layout_json(merged), "unreadable_runs": unreadable})
+    merged, unreadable = provider_layout(web.provider())
+    return web.json_response({**layout_json(merged), "unreadable_runs": unreadable})
 
 
 def _regexes(args: Mapping[str, Any]) -> list[str]:
     """``tags`` (a list of regexes, in a POST body) or ``tag`` (one regex)."""
     raw = args.get("tags")
     if raw is None:
-        return [_web.str_param(args, "tag")]
+        return [web.str_param(args, "tag")]
     if not isinstance(raw, list) or not all(isinstance(t, str) for t in raw) or not raw:
         raise InvalidArgumentError("parameter 'tags' must be a non-empty list of regexes")
     if len(raw) > MAX_REGEXES:
@@ -53,9 +52,9 @@ def _regexes(args: Mapping[str, Any]) -> list[str]:
 
 @blueprint.route("/scalars", methods=["GET", "POST"])
 def scalars() -> Response:
-    args = dict(_web.params())
+    args = dict(web.params())
     regexes = _regexes(args)
-    runs = _web.runs_param(args)
+    runs = web.runs_param(args)
     options = chart_options(args)
     patterns = []
     invalid = []
@@ -68,12 +67,12 @@ def scalars() -> Response:
     def keep(run: str, tag: str) -> bool:
         return (runs is None or run in runs) and any(p.match(tag) for p in patterns)
 
-    found = query.all_scalar_columns(_web.provider(), SCALARS, keep) if patterns else {}
+    found = query.all_scalar_columns(web.provider(), SCALARS, keep) if patterns else {}
     series: dict[str, dict[str, Any]] = {}
     for run, tag in sorted(found):
         payload = query.series_payload(found[run, tag], **options)
-        series.setdefault(run, {})[tag] = {"color": run_color(f"{run}/{tag}"), **payload}
-    return _web.json_response({"series": series, "invalid": invalid})
+        series.setdefault(run, {})[tag] = {"color": web.run_color(f"{run}/{tag}"), **payload}
+    return web.json_response({"series": series, "invalid": invalid})
 
 
 def _last_per_step(columns: query.Columns) -> query.Columns:
@@ -121,18 +120,18 @@ def _band(
 
 @blueprint.route("/margin", methods=["GET", "POST"])
 def margin() -> Response:
-    args = dict(_web.params())
-    value_tag = _web.str_param(args, "value")
-    lower_tag = _web.str_param(args, "lower")
-    upper_tag = _web.str_param(args, "upper")
-    runs = _web.runs_param(args)
+    args = dict(web.params())
+    value_tag = web.str_param(args, "value")
+    lower_tag = web.str_param(args, "lower")
+    upper_tag = web.str_param(args, "upper")
+    runs = web.runs_param(args)
     options = chart_options(args)
     wanted = {value_tag, lower_tag, upper_tag}
 
     def keep(run: str, tag: str) -> bool:
         return (runs is None or run in runs) and tag in wanted
 
-    found = query.all_scalar_columns(_web.provider(), SCALARS, keep)
+    found = query.all_scalar_columns(web.provider(), SCALARS, keep)
     answer: dict[str, Any] = {}
     for run in sorted({r for r, t in found if t == value_tag}):
         payload = query.series_payload(found[run, value_tag], **options)
@@ -149,4 +148,4 @@ def margin() -> Response:
             else None
         )
         answer[run] = {**payload, "band": band}
-    return _web.json_response(answer)
+    return web.json_response(answer)

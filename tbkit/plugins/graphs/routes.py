@@ -18,14 +18,14 @@ from typing import Any, TypeVar
 from flask import Blueprint, Response, current_app
 
 from tbkit.errors import InvalidArgumentError, NotFoundError
-from tbkit.plugins import _web
+from tbkit.plugins import web
 from tbkit.plugins.graphs.metadata import PLUGIN_NAME, PLUGIN_NAME_KERAS_MODEL
 from tbkit.plugins.graphs.source import KINDS, LoadedGraph
 from tbkit.plugins.graphs.view import draw
 
 __all__ = ["TABS", "blueprint"]
 
-TABS = (_web.Tab("graphs", "Graphs", (PLUGIN_NAME, PLUGIN_NAME_KERAS_MODEL)),)
+TABS = (web.Tab("graphs", "Graphs", (PLUGIN_NAME, PLUGIN_NAME_KERAS_MODEL)),)
 PLUGINS = (PLUGIN_NAME, PLUGIN_NAME_KERAS_MODEL)
 GRAPHS_CACHED = 4
 LAYOUTS_CACHED = 32
@@ -72,7 +72,7 @@ def _caches() -> tuple[LRU, LRU]:
 
 @blueprint.get("/list")
 def list_graphs() -> Response:
-    provider = _web.provider()
+    provider = web.provider()
     out: dict[str, dict[str, Any]] = {}
     for plugin in PLUGINS:
         for run, series in provider.list_blob_sequences(plugin).items():
@@ -83,24 +83,24 @@ def list_graphs() -> Response:
                     "max_step": meta.max_step,
                     "max_wall_time": meta.max_wall_time,
                 }
-    return _web.json_response(out)
+    return web.json_response(out)
 
 
 def _load(args: Any) -> tuple[tuple, LoadedGraph, dict[str, Any]]:
     """The graph named by ``run``, ``tag`` (and optionally ``plugin``): cache key, graph, facts."""
-    run = _web.str_param(args, "run")
-    tag = _web.str_param(args, "tag")
+    run = web.str_param(args, "run")
+    tag = web.str_param(args, "tag")
     plugin = args.get("plugin") or None
     if plugin is not None and plugin not in PLUGINS:
         raise InvalidArgumentError(f"parameter 'plugin' must be one of {', '.join(PLUGINS)}")
-    _web.known_runs([run])
-    provider = _web.provider()
+    web.known_runs([run])
+    provider = web.provider()
     if plugin is None:
         plugin = next(
             (p for p in PLUGINS if tag in provider.list_blob_sequences(p).get(run, {})),
             PLUGIN_NAME,
         )
-    series = _web.read_blob_series(provider, plugin, run, tag, 1)
+    series = web.read_blob_series(provider, plugin, run, tag, 1)
     if not series or not series[-1].values:
         raise NotFoundError(f"run {run!r} has no graph under tag {tag!r}")
     datum = series[-1]
@@ -133,10 +133,10 @@ def _expanded_param(args: Any) -> list[str] | None:
 
 @blueprint.route("/layout", methods=["GET", "POST"])
 def layout() -> Response:
-    args = _web.params()
+    args = web.params()
     key, loaded, facts = _load(args)
     graph = loaded.graph
-    every = _web.int_param(args, "all", default=0, low=0, high=1)
+    every = web.int_param(args, "all", default=0, low=0, high=1)
     names = _expanded_param(args)
     if every:
         expanded = graph.all_scopes()
@@ -146,7 +146,7 @@ def layout() -> Response:
         expanded = graph.normalize(names)
     _, layouts = _caches()
     drawn = layouts.get((key, expanded), lambda: draw(graph, expanded))
-    return _web.json_response(
+    return web.json_response(
         {
             **facts,
             "total_ops": len(graph.names),
@@ -161,26 +161,26 @@ def layout() -> Response:
 
 @blueprint.get("/node")
 def node() -> Response:
-    args = _web.params()
+    args = web.params()
     _, loaded, facts = _load(args)
-    name = _web.str_param(args, "name")
-    kind = _web.str_param(args, "kind", default="op")
+    name = web.str_param(args, "name")
+    kind = web.str_param(args, "kind", default="op")
     if kind not in ("op", "scope"):
         raise InvalidArgumentError("parameter 'kind' must be 'op' or 'scope'")
     found = loaded.details(name) if kind == "op" else loaded.scope_details(name)
     if found is None:
         raise NotFoundError(f"the graph has no {kind} {name!r}")
-    return _web.json_response({**facts, **found})
+    return web.json_response({**facts, **found})
 
 
 @blueprint.get("/search")
 def search() -> Response:
-    args = _web.params()
+    args = web.params()
     _, loaded, facts = _load(args)
-    query = _web.str_param(args, "q").strip().lower()
-    limit = _web.int_param(args, "limit", default=50, low=1, high=MAX_RESULTS) or 50
+    query = web.str_param(args, "q").strip().lower()
+    limit = web.int_param(args, "limit", default=50, low=1, high=MAX_RESULTS) or 50
     if not query:
-        return _web.json_response({**facts, "matches": [], "total": 0})
+        return web.json_response({**facts, "matches": [], "total": 0})
     g = loaded.graph
     hits = [
         i
@@ -191,4 +191,4 @@ def search() -> Response:
     matches = [
         {"name": g.names[i], "op": g.ops[i], "scope": g.scope_names[g.op_scope[i]]} for i in hits[:limit]
     ]
-    return _web.json_response({**facts, "matches": matches, "total": len(hits)})
+    return web.json_response({**facts, "matches": matches, "total": len(hits)})

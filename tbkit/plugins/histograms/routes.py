@@ -6,7 +6,7 @@ import numpy as np
 from flask import Blueprint, Response
 
 from tbkit.errors import NotFoundError
-from tbkit.plugins import _web
+from tbkit.plugins import web
 from tbkit.plugins.histograms.metadata import PLUGIN_NAME
 from tbkit.plugins.histograms.query import BASIS_POINTS, percentiles
 from tbkit.provider import RunTagFilter, TensorDatum
@@ -14,8 +14,8 @@ from tbkit.provider import RunTagFilter, TensorDatum
 __all__ = ["TABS", "blueprint"]
 
 TABS = (
-    _web.Tab("histograms", "Histograms", (PLUGIN_NAME,)),
-    _web.Tab("distributions", "Distributions", (PLUGIN_NAME,)),
+    web.Tab("histograms", "Histograms", (PLUGIN_NAME,)),
+    web.Tab("distributions", "Distributions", (PLUGIN_NAME,)),
 )
 DEFAULT_POINTS = 500
 MAX_POINTS = 10000
@@ -25,17 +25,17 @@ blueprint = Blueprint("histograms", __name__)
 
 @blueprint.get("/tags")
 def tags() -> Response:
-    return _web.tensor_tags(PLUGIN_NAME)
+    return web.tensor_tags(PLUGIN_NAME)
 
 
 def _read() -> list[TensorDatum]:
-    args = _web.params()
-    run = _web.str_param(args, "run")
-    tag = _web.str_param(args, "tag")
-    _web.known_runs([run])
-    default = _web.samples(PLUGIN_NAME, DEFAULT_POINTS)
-    points = _web.int_param(args, "points", default=default, low=1, high=None)
-    data = _web.provider().read_tensors(
+    args = web.params()
+    run = web.str_param(args, "run")
+    tag = web.str_param(args, "tag")
+    web.known_runs([run])
+    default = web.samples(PLUGIN_NAME, DEFAULT_POINTS)
+    points = web.int_param(args, "points", default=default, low=1, high=None)
+    data = web.provider().read_tensors(
         PLUGIN_NAME, downsample=points, run_tag_filter=RunTagFilter(runs=[run], tags=[tag])
     )
     found = data.get(run, {}).get(tag)
@@ -50,14 +50,14 @@ def _buckets(datum: TensorDatum) -> np.ndarray:
 
 @blueprint.get("/histograms")
 def histograms() -> Response:
-    return _web.json_response(
+    return web.json_response(
         [{"step": d.step, "wall_time": d.wall_time, "buckets": _buckets(d).tolist()} for d in _read()]
     )
 
 
 @blueprint.get("/distributions")
 def distributions() -> Response:
-    return _web.json_response(
+    return web.json_response(
         [
             {
                 "step": d.step,

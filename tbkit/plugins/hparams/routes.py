@@ -15,13 +15,13 @@ from typing import Any
 from flask import Blueprint, Response
 
 from tbkit.errors import InvalidArgumentError
-from tbkit.plugins import _web
+from tbkit.plugins import web
 from tbkit.plugins.hparams.metadata import PLUGIN_NAME
 from tbkit.provider import DataProvider, HParamMetric, HParamsExperiment, HParamsSession, RunTagFilter
 
 __all__ = ["TABS", "blueprint", "experiment_json", "sessions_json"]
 
-TABS = (_web.Tab("hparams", "HParams", (PLUGIN_NAME,)),)
+TABS = (web.Tab("hparams", "HParams", (PLUGIN_NAME,)),)
 SCALARS_PLUGIN = "scalars"
 STATUSES = ("unknown", "success", "failure", "running")
 
@@ -116,7 +116,7 @@ def _statuses(args: Mapping[str, Any]) -> list[str] | None:
     raw = args.get("status")
     if raw is None or raw == "":
         return None
-    names = raw if isinstance(raw, list) else _web.str_param(args, "status").split(",")
+    names = raw if isinstance(raw, list) else web.str_param(args, "status").split(",")
     for name in names:
         if name not in STATUSES:
             raise InvalidArgumentError(f"parameter 'status' must name statuses of {STATUSES}, got {name!r}")
@@ -125,15 +125,15 @@ def _statuses(args: Mapping[str, Any]) -> list[str] | None:
 
 @blueprint.get("/experiment")
 def experiment() -> Response:
-    return _web.json_response(experiment_json(_web.provider().list_hyperparameters()))
+    return web.json_response(experiment_json(web.provider().list_hyperparameters()))
 
 
 @blueprint.get("/sessions")
 def sessions() -> Response:
-    args = _web.params()
+    args = web.params()
     statuses = _statuses(args)
-    provider = _web.provider()
+    provider = web.provider()
     found = provider.list_hyperparameters()
     groups = provider.read_hyperparameters(statuses=statuses)
     members = sorted((s for g in groups for s in g.sessions), key=lambda s: s.run)
-    return _web.json_response(sessions_json(provider, found.metrics, members))
+    return web.json_response(sessions_json(provider, found.metrics, members))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response
 
-from tbkit.plugins import _web
+from tbkit.plugins import web
 from tbkit.plugins.images.decode import image_format
 from tbkit.plugins.images.metadata import PLUGIN_NAME
 from tbkit.plugins.images.serve import image_content_type
@@ -16,7 +16,7 @@ from tbkit.provider import DataProvider
 
 __all__ = ["TABS", "blueprint"]
 
-TABS = (_web.Tab("images", "Images", (PLUGIN_NAME,)),)
+TABS = (web.Tab("images", "Images", (PLUGIN_NAME,)),)
 DEFAULT_STEPS = 10
 
 blueprint = Blueprint("images", __name__)
@@ -24,8 +24,8 @@ blueprint = Blueprint("images", __name__)
 
 @blueprint.get("/tags")
 def tags() -> Response:
-    listing = _web.provider().list_blob_sequences(PLUGIN_NAME)
-    return _web.json_response(
+    listing = web.provider().list_blob_sequences(PLUGIN_NAME)
+    return web.json_response(
         {
             run: {
                 tag: {
@@ -50,7 +50,7 @@ def _int_blob(provider: DataProvider, key: str) -> int | None:
 
 @blueprint.get("/images")
 def images() -> Response:
-    provider, sample, series = _web.sampled_blob_series(PLUGIN_NAME, DEFAULT_STEPS)
+    provider, sample, series = web.sampled_blob_series(PLUGIN_NAME, DEFAULT_STEPS)
     out = []
     for datum in series:
         if len(datum.values) <= 2 + sample:
@@ -66,9 +66,9 @@ def images() -> Response:
                 "blob_key": key,
             }
         )
-    return _web.json_response(out)
+    return web.json_response(out)
 
 
 @blueprint.get("/individualImage")
 def individual_image() -> Response:
-    return _web.blob_response(image_content_type, "an image")
+    return web.blob_response(image_content_type, "an image")

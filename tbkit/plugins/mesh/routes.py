@@ -16,14 +16,14 @@ import numpy as np
 from flask import Blueprint, Response
 
 from tbkit.errors import NotFoundError
-from tbkit.plugins import _web
+from tbkit.plugins import web
 from tbkit.plugins.mesh.decode import join, parse_content
 from tbkit.plugins.mesh.metadata import PLUGIN_NAME, ContentType
 from tbkit.provider import RunTagFilter
 
 __all__ = ["TABS", "blueprint"]
 
-TABS = (_web.Tab("mesh", "Mesh", (PLUGIN_NAME,)),)
+TABS = (web.Tab("mesh", "Mesh", (PLUGIN_NAME,)),)
 DEFAULT_STEPS = 100
 DEFAULT_POINTS = 50_000  # a point cloud's vertices sent at most (a mesh with faces is sent whole)
 DIGITS = 7  # significant digits kept of vertex coordinates (about float32's)
@@ -36,7 +36,7 @@ def _components(run: str | None = None) -> dict[str, dict[str, dict[str, Any]]]:
     """``{run: {name: {"tags": {component: tag}, "shapes", "contents": {tag: bytes}, "max_step", ...}}}``."""
     filt = RunTagFilter(runs=[run]) if run is not None else None
     out: dict[str, dict[str, dict[str, Any]]] = {}
-    for run_name, series in _web.provider().list_tensors(PLUGIN_NAME, run_tag_filter=filt).items():
+    for run_name, series in web.provider().list_tensors(PLUGIN_NAME, run_tag_filter=filt).items():
         for tag, meta in sorted(series.items()):
             info = parse_content(meta.plugin_content)
             component = _NAMES.get(info.content_type)  # type: ignore[call-overload]
@@ -74,7 +74,7 @@ def tags() -> Response:
         }
         for run, meshes in _components().items()
     }
-    return _web.json_response({run: meshes for run, meshes in answer.items() if meshes})
+    return web.json_response({run: meshes for run, meshes in answer.items() if meshes})
 
 
 def _first(shape: list[int] | None, axis: int, default: int) -> int:
@@ -86,7 +86,7 @@ def _rows(run: str, name: str, steps: int | None) -> list[dict[str, Any]]:
     mesh = _components(run).get(run, {}).get(name)
     if mesh is None or "vertices" not in mesh["tags"]:
         raise NotFoundError(f"run {run!r} has no mesh {name!r}")
-    data = _web.provider().read_tensors(
+    data = web.provider().read_tensors(
         PLUGIN_NAME, downsample=steps, run_tag_filter=RunTagFilter(runs=[run], tags=mesh["tags"].values())
     )[run]
     parts = [
@@ -113,10 +113,10 @@ def _batch(row: dict[str, Any]) -> int:
 
 
 def _common(args: Any) -> tuple[str, str, int]:
-    run = _web.str_param(args, "run")
-    tag = _web.str_param(args, "tag")
-    _web.known_runs([run])
-    sample = _web.int_param(args, "sample", default=0, low=0, high=None) or 0
+    run = web.str_param(args, "run")
+    tag = web.str_param(args, "tag")
+    web.known_runs([run])
+    sample = web.int_param(args, "sample", default=0, low=0, high=None) or 0
     return run, tag, sample
 
 
@@ -127,9 +127,9 @@ def meshes() -> Response:
     ``vertices`` and ``faces`` are counts (of batch entry ``sample``), ``colors`` whether
     the step has colours. At most ``steps`` steps (the latest kept).
     """
-    args = _web.params()
+    args = web.params()
     run, tag, sample = _common(args)
-    steps = _web.int_param(args, "steps", default=_web.samples(PLUGIN_NAME, DEFAULT_STEPS), low=1, high=None)
+    steps = web.int_param(args, "steps", default=web.samples(PLUGIN_NAME, DEFAULT_STEPS), low=1, high=None)
     out = []
     for row in _rows(run, tag, steps):
         vertices = _sample(row["vertices"], sample)
@@ -145,7 +145,7 @@ def meshes() -> Response:
                 "config": row["config"],
             }
         )
-    return _web.json_response(out)
+    return web.json_response(out)
 
 
 def round_significant(values: np.ndarray, digits: int = DIGITS) -> list[float]:
@@ -181,10 +181,10 @@ def mesh() -> Response:
     ...] | null, colors: [r0, g0, b0, ...] | null, total_vertices, config}``. A point cloud
     (no faces) of more than ``points`` vertices is thinned evenly to ``points``.
     """
-    args = _web.params()
+    args = web.params()
     run, tag, sample = _common(args)
-    step = _web.int_param(args, "step", default=None)
-    points = _web.int_param(args, "points", default=DEFAULT_POINTS, low=1, high=None) or DEFAULT_POINTS
+    step = web.int_param(args, "step", default=None)
+    points = web.int_param(args, "points", default=DEFAULT_POINTS, low=1, high=None) or DEFAULT_POINTS
     rows = _rows(run, tag, None)
     if not rows:
         raise NotFoundError(f"run {run!r} has no data for mesh {tag!r}")
@@ -201,7 +201,7 @@ def mesh() -> Response:
     if keep is not None:
         vertices = vertices[keep]
         colors = colors[keep] if colors is not None and len(colors) == total else colors
-    return _web.json_response(
+    return web.json_response(
         {
             "step": row["step"],
             "wall_time": row["wall_time"],

@@ -14,14 +14,14 @@ import numpy as np
 from flask import Blueprint, Response
 
 from tbkit.errors import NotFoundError
-from tbkit.plugins import _web
+from tbkit.plugins import web
 from tbkit.plugins.pr_curves.decode import rows
 from tbkit.plugins.pr_curves.metadata import PLUGIN_NAME
 from tbkit.provider import RunTagFilter, TensorDatum
 
 __all__ = ["TABS", "blueprint"]
 
-TABS = (_web.Tab("pr_curves", "PR Curves", (PLUGIN_NAME,)),)
+TABS = (web.Tab("pr_curves", "PR Curves", (PLUGIN_NAME,)),)
 DEFAULT_STEPS = 100
 DECIMALS = 6  # precision, recall and thresholds lie in [0, 1]: float32 has about 7 digits
 
@@ -30,11 +30,11 @@ blueprint = Blueprint("pr_curves", __name__)
 
 @blueprint.get("/tags")
 def tags() -> Response:
-    return _web.tensor_tags(PLUGIN_NAME)
+    return web.tensor_tags(PLUGIN_NAME)
 
 
 def _read(run: str, tag: str, steps: int | None) -> list[TensorDatum]:
-    data = _web.provider().read_tensors(
+    data = web.provider().read_tensors(
         PLUGIN_NAME, downsample=steps, run_tag_filter=RunTagFilter(runs=[run], tags=[tag])
     )
     found = data.get(run, {}).get(tag)
@@ -71,9 +71,9 @@ def curve(datum: TensorDatum) -> dict[str, Any]:
 @blueprint.get("/pr_curves")
 def pr_curves() -> Response:
     """The curves of one run and tag, one per step (at most ``steps``, the latest kept)."""
-    args = _web.params()
-    run = _web.str_param(args, "run")
-    tag = _web.str_param(args, "tag")
-    _web.known_runs([run])
-    steps = _web.int_param(args, "steps", default=_web.samples(PLUGIN_NAME, DEFAULT_STEPS), low=1, high=None)
-    return _web.json_response([curve(d) for d in _read(run, tag, steps)])
+    args = web.params()
+    run = web.str_param(args, "run")
+    tag = web.str_param(args, "tag")
+    web.known_runs([run])
+    steps = web.int_param(args, "steps", default=web.samples(PLUGIN_NAME, DEFAULT_STEPS), low=1, high=None)
+    return web.json_response([curve(d) for d in _read(run, tag, steps)])

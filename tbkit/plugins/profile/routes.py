@@ -18,13 +18,13 @@ import numpy as np
 from flask import Blueprint, Response
 
 from tbkit.errors import DataError, InvalidArgumentError, NotFoundError
-from tbkit.plugins import _web
+from tbkit.plugins import web
 from tbkit.plugins.profile import analysis
 from tbkit.plugins.profile.decode import PLUGIN_NAME, load, trace_name
 
 __all__ = ["TABS", "blueprint"]
 
-TABS = (_web.Tab("profile", "Profile", (PLUGIN_NAME,)),)
+TABS = (web.Tab("profile", "Profile", (PLUGIN_NAME,)),)
 _CACHED = 4  # parsed traces kept
 _DECIMALS = 3  # microseconds to nanoseconds in the timeline's columns
 
@@ -70,7 +70,7 @@ _cache = _Cache(_CACHED)
 
 def _listing(runs: list[str] | None = None) -> dict[str, list[dict[str, Any]]]:
     out: dict[str, list[dict[str, Any]]] = {}
-    for run, files in _web.provider().list_plugin_files(PLUGIN_NAME, runs=runs).items():
+    for run, files in web.provider().list_plugin_files(PLUGIN_NAME, runs=runs).items():
         for f in files:
             named = trace_name(f.path)
             if named is not None:
@@ -85,28 +85,28 @@ def _listing(runs: list[str] | None = None) -> dict[str, list[dict[str, Any]]]:
 
 def _trace() -> tuple[dict[str, Any], _Parsed]:
     """The trace the ``run``, ``session`` and ``worker`` parameters name, parsed."""
-    args = _web.params()
-    run = _web.str_param(args, "run")
-    session = _web.str_param(args, "session")
-    worker = _web.str_param(args, "worker")
-    _web.known_runs([run])
+    args = web.params()
+    run = web.str_param(args, "run")
+    session = web.str_param(args, "session")
+    worker = web.str_param(args, "worker")
+    web.known_runs([run])
     for entry in _listing([run]).get(run, []):
         if entry["session"] == session and entry["worker"] == worker:
-            data = _web.provider().read_plugin_file(PLUGIN_NAME, run=run, path=entry["path"])
+            data = web.provider().read_plugin_file(PLUGIN_NAME, run=run, path=entry["path"])
             return {"run": run, **entry}, _cache.get(data, entry["path"])
     raise NotFoundError(f"run {run!r} has no trace of session {session!r} and worker {worker!r}")
 
 
 @blueprint.get("/traces")
 def traces() -> Response:
-    return _web.json_response(_listing())
+    return web.json_response(_listing())
 
 
 @blueprint.get("/timeline")
 def timeline() -> Response:
     entry, parsed = _trace()
     t = parsed.timeline
-    return _web.json_response(
+    return web.json_response(
         {
             **entry,
             "start_us": t.start_us,
@@ -138,21 +138,21 @@ def timeline() -> Response:
 @blueprint.get("/event")
 def event() -> Response:
     _, parsed = _trace()
-    index = _web.int_param(_web.params(), "index", default=None, low=0, high=max(0, len(parsed.timeline) - 1))
+    index = web.int_param(web.params(), "index", default=None, low=0, high=max(0, len(parsed.timeline) - 1))
     if index is None:
         raise InvalidArgumentError("missing parameter 'index'")
     if index >= len(parsed.timeline):
         raise NotFoundError("the trace has no events")
-    return _web.json_response(analysis.event_details(parsed.timeline, parsed.events, index))
+    return web.json_response(analysis.event_details(parsed.timeline, parsed.events, index))
 
 
 @blueprint.get("/ops")
 def ops() -> Response:
     _, parsed = _trace()
-    return _web.json_response({"ops": analysis.op_table(parsed.timeline)})
+    return web.json_response({"ops": analysis.op_table(parsed.timeline)})
 
 
 @blueprint.get("/steps")
 def steps() -> Response:
     _, parsed = _trace()
-    return _web.json_response(analysis.step_times(parsed.timeline))
+    return web.json_response(analysis.step_times(parsed.timeline))

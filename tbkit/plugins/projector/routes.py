@@ -15,7 +15,7 @@ import numpy as np
 from flask import Blueprint, Response, current_app
 
 from tbkit.errors import InvalidArgumentError, NotFoundError
-from tbkit.plugins import _web
+from tbkit.plugins import web
 from tbkit.plugins.images.serve import image_content_type
 from tbkit.plugins.projector import neighbors, reduce, store
 from tbkit.plugins.projector.jobs import JobRegistry
@@ -23,7 +23,7 @@ from tbkit.plugins.projector.metadata import PLUGIN_NAME
 
 __all__ = ["TABS", "TSNE_DEFAULT_POINTS", "TSNE_MAX_POINTS", "blueprint"]
 
-TABS = (_web.Tab("projector", "Projector", (PLUGIN_NAME,)),)
+TABS = (web.Tab("projector", "Projector", (PLUGIN_NAME,)),)
 PCA_COMPONENTS = 10
 TSNE_DEFAULT_POINTS = 2000  # the exact gradient costs N² per iteration: larger embeddings are sampled
 TSNE_MAX_POINTS = 4000
@@ -50,11 +50,11 @@ def _state() -> _State:
 
 
 def _embedding() -> store.Embedding:
-    args = _web.params()
-    run = _web.str_param(args, "run")
-    name = _web.str_param(args, "tensor")
-    _web.known_runs([run])
-    return _state().cache.get(_web.provider(), run, name)
+    args = web.params()
+    run = web.str_param(args, "run")
+    name = web.str_param(args, "tensor")
+    web.known_runs([run])
+    return _state().cache.get(web.provider(), run, name)
 
 
 def _f32(array: np.ndarray) -> str:
@@ -68,10 +68,10 @@ def _engines() -> list[str]:
 @blueprint.get("/embeddings")
 def embeddings() -> Response:
     """Every run's embeddings, and the layouts this server can compute."""
-    runs = _web.runs_param(_web.params())
-    return _web.json_response(
+    runs = web.runs_param(web.params())
+    return web.json_response(
         {
-            "runs": store.list_embeddings(_web.provider(), runs),
+            "runs": store.list_embeddings(web.provider(), runs),
             "methods": ["pca", "tsne"] + (["umap"] if reduce.umap_available() else []),
             "tsne": {
                 "engines": _engines(),
@@ -87,7 +87,7 @@ def metadata() -> Response:
     """The embedding's shape, metadata columns (column-major) and sprite geometry."""
     emb = _embedding()
     n, d = emb.tensor.shape
-    return _web.json_response(
+    return web.json_response(
         {
             "run": emb.run,
             "tensor": emb.name,
@@ -113,7 +113,7 @@ def sprite() -> Response:
     emb = _embedding()
     if emb.sprite_path is None:
         raise NotFoundError(f"embedding {emb.name!r} of run {emb.run!r} has no sprite")
-    data = _web.provider().read_plugin_file(PLUGIN_NAME, run=emb.run, path=emb.sprite_path)
+    data = web.provider().read_plugin_file(PLUGIN_NAME, run=emb.run, path=emb.sprite_path)
     content_type = image_content_type(data[:16])
     if content_type is None:
         raise NotFoundError(f"the sprite of embedding {emb.name!r} is not an image")
@@ -123,8 +123,8 @@ def sprite() -> Response:
 @blueprint.get("/pca")
 def pca() -> Response:
     """The first principal components of every point (centred data, NumPy)."""
-    args = _web.params()
-    wanted = _web.int_param(args, "components", default=PCA_COMPONENTS, low=1, high=PCA_COMPONENTS)
+    args = web.params()
+    wanted = web.int_param(args, "components", default=PCA_COMPONENTS, low=1, high=PCA_COMPONENTS)
     emb = _embedding()
     key = ("pca", PCA_COMPONENTS)
     found = emb.derived.get(key)
@@ -134,7 +134,7 @@ def pca() -> Response:
     coords, ratios = found
     k = min(wanted, coords.shape[1])
     n, d = emb.tensor.shape
-    return _web.json_response(
+    return web.json_response(
         {
             "shape": [n, d],
             "components": k,
@@ -147,17 +147,17 @@ def pca() -> Response:
 @blueprint.get("/neighbors")
 def nearest() -> Response:
     """The ``k`` nearest neighbours of point ``index`` in the full-dimensional space."""
-    args = _web.params()
-    index = _web.int_param(args, "index", default=None, low=0)
+    args = web.params()
+    index = web.int_param(args, "index", default=None, low=0)
     if index is None:
         raise InvalidArgumentError("missing parameter 'index'")
-    k = _web.int_param(args, "k", default=10, low=1, high=MAX_NEIGHBORS) or 10
-    metric = _web.str_param(args, "metric", default="cosine")
+    k = web.int_param(args, "k", default=10, low=1, high=MAX_NEIGHBORS) or 10
+    metric = web.str_param(args, "metric", default="cosine")
     if metric not in neighbors.METRICS:
         raise InvalidArgumentError(f"metric must be one of {', '.join(neighbors.METRICS)}, got {metric!r}")
     emb = _embedding()
     found = neighbors.nearest(emb.tensor, index, k, metric)
-    return _web.json_response(
+    return web.json_response(
         {
             "index": index,
             "metric": metric,
@@ -168,11 +168,11 @@ def nearest() -> Response:
 
 def _layout_params(args: Any, max_points: int) -> dict[str, Any]:
     return {
-        "dims": _web.int_param(args, "dims", default=2, low=2, high=3),
-        "points": _web.int_param(
+        "dims": web.int_param(args, "dims", default=2, low=2, high=3),
+        "points": web.int_param(
             args, "points", default=min(TSNE_DEFAULT_POINTS, max_points), low=2, high=max_points
         ),
-        "seed": _web.int_param(args, "seed", default=0, low=0, high=2**32 - 1),
+        "seed": web.int_param(args, "seed", default=0, low=0, high=2**32 - 1),
     }
 
 
@@ -185,7 +185,7 @@ def _start(
     info = {"method": method, "run": emb.run, "tensor": emb.name, **options}
     info.update(total=n, points=len(indices))
     job = _state().jobs.start(lambda report: compute(data, report), iterations=iterations, info=info)
-    return _web.json_response(
+    return web.json_response(
         {"job": job.id, **info, "indices": None if len(indices) == n else indices.tolist()}
     )
 
@@ -193,15 +193,15 @@ def _start(
 @blueprint.post("/tsne")
 def tsne() -> Response:
     """Start a t-SNE job on the embedding (a random sample of ``points`` of it when larger)."""
-    args = _web.params()
-    engine = _web.str_param(args, "engine", default="numpy")
+    args = web.params()
+    engine = web.str_param(args, "engine", default="numpy")
     if engine not in _engines():
         raise InvalidArgumentError(f"engine must be one of {', '.join(_engines())}, got {engine!r}")
     limit = SKLEARN_MAX_POINTS if engine == "sklearn" else TSNE_MAX_POINTS
     options = _layout_params(args, limit)
-    perplexity = _web.float_param(args, "perplexity", default=30.0, low=2.0, high=100.0)
-    rate = _web.float_param(args, "learning_rate", default=0.0, low=0.0, high=100000.0) or None
-    iterations = _web.int_param(args, "iterations", default=500, low=10, high=5000) or 500
+    perplexity = web.float_param(args, "perplexity", default=30.0, low=2.0, high=100.0)
+    rate = web.float_param(args, "learning_rate", default=0.0, low=0.0, high=100000.0) or None
+    iterations = web.int_param(args, "iterations", default=500, low=10, high=5000) or 500
     emb = _embedding()
     dims, seed = options["dims"], options["seed"]
 
@@ -229,9 +229,9 @@ def umap() -> Response:
     """Start a UMAP job (only where ``umap-learn`` is installed; 400 otherwise)."""
     if not reduce.umap_available():
         raise InvalidArgumentError("UMAP needs the optional package umap-learn (pip install umap-learn)")
-    args = _web.params()  # pragma: no cover - optional dependency
+    args = web.params()  # pragma: no cover - optional dependency
     options = _layout_params(args, SKLEARN_MAX_POINTS)  # pragma: no cover
-    neighbors_k = _web.int_param(args, "neighbors", default=15, low=2, high=200) or 15  # pragma: no cover
+    neighbors_k = web.int_param(args, "neighbors", default=15, low=2, high=200) or 15  # pragma: no cover
     emb = _embedding()  # pragma: no cover
     dims, seed = options["dims"], options["seed"]  # pragma: no cover
 
@@ -245,11 +245,11 @@ def umap() -> Response:
 @blueprint.get("/job")
 def job() -> Response:
     """A layout job's progress; with ``coords=1`` also its latest (or final) layout."""
-    args = _web.params()
-    found = _state().jobs.get(_web.str_param(args, "id"))
-    with_coords = _web.int_param(args, "coords", default=0, low=0, high=1)
+    args = web.params()
+    found = _state().jobs.get(web.str_param(args, "id"))
+    with_coords = web.int_param(args, "coords", default=0, low=0, high=1)
     state, iteration, layout, error = found.snapshot()
-    return _web.json_response(
+    return web.json_response(
         {
             "id": found.id,
             "state": state,
@@ -265,6 +265,6 @@ def job() -> Response:
 @blueprint.post("/job/cancel")
 def cancel() -> Response:
     """Stop a layout job (its last layout stays readable)."""
-    found = _state().jobs.get(_web.str_param(_web.params(), "id"))
+    found = _state().jobs.get(web.str_param(web.params(), "id"))
     found.cancel()
-    return _web.json_response({"id": found.id, "cancelled": True})
+    return web.json_response({"id": found.id, "cancelled": True})

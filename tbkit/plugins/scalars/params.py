@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tbkit.errors import InvalidArgumentError
-from tbkit.plugins import _web
+from tbkit.plugins import web
 from tbkit.plugins.scalars.metadata import PLUGIN_NAME
 
 __all__ = ["DEFAULT_POINTS", "MAX_POINTS", "chart_options"]
@@ -26,11 +26,11 @@ MAX_POINTS = 10000
 
 def _points(args: Mapping[str, Any]) -> int | None:
     """The points per series to serve (None: all), after ``--samples_per_plugin scalars``."""
-    table = _web.state().samples_per_plugin
+    table = web.state().samples_per_plugin
     if PLUGIN_NAME not in table:
-        return _web.int_param(args, "points", default=DEFAULT_POINTS, low=1, high=MAX_POINTS)
+        return web.int_param(args, "points", default=DEFAULT_POINTS, low=1, high=MAX_POINTS)
     limit = table[PLUGIN_NAME]
-    asked = _web.int_param(args, "points", default=None, low=1, high=None)
+    asked = web.int_param(args, "points", default=None, low=1, high=None)
     if asked is None:
         return limit
     return asked if limit is None else min(asked, limit)
@@ -46,9 +46,9 @@ def chart_options(args: Mapping[str, Any]) -> dict[str, Any]:
             ``min_step`` is larger than ``max_step``.
     """
     points = _points(args)
-    smoothing = _web.float_param(args, "smoothing", default=0.0, low=0.0, high=1.0, high_open=True)
-    min_step = _web.int_param(args, "min_step", default=None)
-    max_step = _web.int_param(args, "max_step", default=None)
+    smoothing = web.float_param(args, "smoothing", default=0.0, low=0.0, high=1.0, high_open=True)
+    min_step = web.int_param(args, "min_step", default=None)
+    max_step = web.int_param(args, "max_step", default=None)
     if min_step is not None and max_step is not None and min_step > max_step:
         raise InvalidArgumentError(f"min_step ({min_step}) is larger than max_step ({max_step})")
     return {"points": points, "smoothing": smoothing, "min_step": min_step, "max_step": max_step}

@@ -10,7 +10,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app
 
 from tbkit.errors import InvalidArgumentError, NotFoundError
-from tbkit.plugins import _web
+from tbkit.plugins import web as _web
 from tbkit.plugins.scalars import groups as run_groups
 from tbkit.plugins.scalars import query
 from tbkit.plugins.scalars.metadata import PLUGIN_NAME
@@ -145,7 +145,7 @@ def _group_rows(args: Mapping[str, Any]) -> tuple[Any, dict[str, list[str]], dic
 
 @blueprint.route("/groups", methods=["GET", "POST"])
 def groups() -> Response:
-    from tbkit.server.colors import run_color
+    from tbkit.plugins.colors import run_color
 
     args = dict(_web.params())
     options = chart_options(args)

@@ -6,14 +6,14 @@ import numpy as np
 from flask import Blueprint, Response
 
 from tbkit.errors import NotFoundError
-from tbkit.plugins import _web
+from tbkit.plugins import web
 from tbkit.plugins.text.metadata import PLUGIN_NAME
 from tbkit.plugins.text.render import text_to_html
 from tbkit.provider import RunTagFilter
 
 __all__ = ["TABS", "blueprint"]
 
-TABS = (_web.Tab("text", "Text", (PLUGIN_NAME,)),)
+TABS = (web.Tab("text", "Text", (PLUGIN_NAME,)),)
 DEFAULT_STEPS = 100
 
 blueprint = Blueprint("text", __name__)
@@ -21,24 +21,24 @@ blueprint = Blueprint("text", __name__)
 
 @blueprint.get("/tags")
 def tags() -> Response:
-    return _web.tensor_tags(PLUGIN_NAME)
+    return web.tensor_tags(PLUGIN_NAME)
 
 
 @blueprint.get("/text")
 def text() -> Response:
-    args = _web.params()
-    run = _web.str_param(args, "run")
-    tag = _web.str_param(args, "tag")
-    _web.known_runs([run])
-    data = _web.provider().read_tensors(
+    args = web.params()
+    run = web.str_param(args, "run")
+    tag = web.str_param(args, "tag")
+    web.known_runs([run])
+    data = web.provider().read_tensors(
         PLUGIN_NAME,
-        downsample=_web.samples(PLUGIN_NAME, DEFAULT_STEPS),
+        downsample=web.samples(PLUGIN_NAME, DEFAULT_STEPS),
         run_tag_filter=RunTagFilter(runs=[run], tags=[tag]),
     )
     found = data.get(run, {}).get(tag)
     if found is None:
         raise NotFoundError(f"run {run!r} has no text tag {tag!r}")
-    return _web.json_response(
+    return web.json_response(
         [
             {
                 "step": d.step,

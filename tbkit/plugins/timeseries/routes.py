@@ -10,12 +10,12 @@ from typing import Any
 
 from flask import Blueprint, Response
 
-from tbkit.plugins import _web
+from tbkit.plugins import web
 from tbkit.provider import DataProvider
 
 __all__ = ["TABS", "blueprint", "card_listing"]
 
-TABS = (_web.Tab("timeseries", "Time Series"),)
+TABS = (web.Tab("timeseries", "Time Series"),)
 
 blueprint = Blueprint("timeseries", __name__)
 
@@ -44,4 +44,4 @@ def card_listing(provider: DataProvider) -> dict[str, Any]:
 
 @blueprint.get("/tags")
 def tags() -> Response:
-    return _web.json_response(card_listing(_web.provider()))
+    return web.json_response(card_listing(web.provider()))

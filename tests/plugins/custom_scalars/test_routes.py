@@ -10,7 +10,7 @@ import pytest
 
 import tbkit
 from tbkit.demo import write_demo_logdir
-from tbkit.server.colors import run_color
+from tbkit.plugins.colors import run_color
 
 BASE = "/data/plugin/custom_scalars"
 

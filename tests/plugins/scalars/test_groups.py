@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import tbkit
-from tbkit.server.colors import run_color
+from tbkit.plugins.colors import run_color
 
 STEPS = 300
 URL = "/data/plugin/scalars/groups"

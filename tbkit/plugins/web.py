@@ -1,13 +1,42 @@
-"""What every plugin's ``routes.py`` shares: the app's state, parameter parsing, JSON answers.
+"""The route kit: what a plugin's ``routes.py`` uses to answer requests; public, for third-party plugins too.
+
+A route module is a Flask blueprint the server mounts under ``/data/plugin/<name>/``, plus
+``TABS`` (the dashboards it serves, as :class:`Tab` values). Its handlers stay thin: parse
+the request with this kit, compute the answer with a plain function over the
+:class:`~tbkit.provider.DataProvider`, and answer with :func:`json_response`. The kit gives:
+
+* the app's state: :func:`provider` (the only door to the data), :func:`samples` (the
+  points per series ``--samples_per_plugin`` asks for), :func:`state`;
+* parsing: :func:`params` (query string merged with a JSON body), :func:`str_param`,
+  :func:`int_param`, :func:`float_param`, :func:`regex_param`, :func:`runs_param`,
+  :func:`known_runs`; they raise :class:`~tbkit.errors.InvalidArgumentError` (400) or
+  :class:`~tbkit.errors.NotFoundError` (404), which the server maps to responses in one place;
+* reads shared by kinds: :func:`read_blob_series`, :func:`sampled_blob_series`,
+  :func:`tensor_tags`, :func:`blob_response`;
+* answers: :func:`json_response` and :func:`json_bytes` (safe to embed: ``<``, ``>``, ``&``
+  escaped; non-finite floats as null);
+* :func:`run_color`: a run's colour, the same in every dashboard (from :mod:`tbkit.plugins.colors`).
 
 Imported only by route modules (which only the server imports), so ``import tbkit``
-never pulls in Flask. Parsing raises :class:`~tbkit.errors.InvalidArgumentError` (400)
-or :class:`~tbkit.errors.NotFoundError` (404); the server maps them to responses in one
-place.
+never pulls in Flask. A plugin imports the provider, the record layer, protos, errors
+and this kit, never the reader, the server or the writer (``tests/test_architecture.py``).
 
 Example:
     >>> int_param({"points": "50"}, "points", default=10, low=1, high=100)
     50
+
+A route module, in full::
+
+    from flask import Blueprint, Response
+
+    from tbkit.plugins import web
+
+    TABS = (web.Tab("confusion", "Confusion", ("confusion",)),)
+    blueprint = Blueprint("confusion", __name__)
+
+    @blueprint.get("/tags")
+    def tags() -> Response:
+        return web.tensor_tags("confusion")
 """
 
 from __future__ import annotations
@@ -23,12 +52,14 @@ import orjson
 from flask import Response, current_app, request
 
 from tbkit.errors import InvalidArgumentError, NotFoundError
+from tbkit.plugins.colors import run_color
 from tbkit.provider import BlobSequenceDatum, DataProvider, RunTagFilter
 
 __all__ = [
     "EXTENSION",
     "AppState",
     "Tab",
+    "blob_response",
     "float_param",
     "int_param",
     "json_bytes",
@@ -38,10 +69,13 @@ __all__ = [
     "provider",
     "read_blob_series",
     "regex_param",
+    "run_color",
     "runs_param",
+    "sampled_blob_series",
     "samples",
     "state",
     "str_param",
+    "tensor_tags",
 ]
 
 EXTENSION = "tbkit"  # the key of :class:`AppState` in ``app.extensions``

@@ -1,4 +1,7 @@
-"""Run colours: a deterministic colour per run name, the same in every dashboard.
+"""Run colours: a deterministic colour per run name, the same in every dashboard and report.
+
+A leaf module (no Flask, no tbkit import): the server's ``/data/runs``, the plugins' routes
+(through :mod:`tbkit.plugins.web`) and ``tbkit report`` all colour runs with :func:`run_color`.
 
 The rule (documented in ``docs/http_api.md`` so the UI can repeat it): the 32-bit FNV-1a
 hash of the name's UTF-8 bytes, mixed by MurmurHash3's finaliser (so names differing in
