@@ -8,7 +8,7 @@ Example:
 
 from tbkit import errors
 from tbkit._version import __version__
-from tbkit.reader.aggregate import aggregate
+from tbkit.plugins.scalars.aggregate import aggregate
 from tbkit.reader.iterator import summary_iterator
 from tbkit.reader.logdir import Logdir, read
 from tbkit.writer.summary_writer import SummaryWriter

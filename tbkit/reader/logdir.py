@@ -278,7 +278,7 @@ class Logdir:
         aligned: a step's statistics use the members that have it (``count``). See
         :func:`tbkit.aggregate`.
         """
-        from tbkit.reader.aggregate import HPARAM_PREFIX, aggregate
+        from tbkit.plugins.scalars.aggregate import HPARAM_PREFIX, aggregate
 
         needs_hparams = isinstance(by, str) and by.startswith(HPARAM_PREFIX)
         return aggregate(

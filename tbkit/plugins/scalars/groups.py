@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tbkit.plugins.scalars import query
+from tbkit.plugins.scalars.aggregate import HPARAM_PREFIX, aggregate, group_runs
 from tbkit.provider import DataProvider
-from tbkit.reader.aggregate import HPARAM_PREFIX, aggregate, group_runs
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -11,7 +11,7 @@ import pytest
 
 import tbkit
 from tbkit.errors import InvalidArgumentError
-from tbkit.reader.aggregate import group_runs
+from tbkit.plugins.scalars.aggregate import group_runs
 
 SEEDS = 3
 TAGS = ("train/loss", "eval/acc")
