@@ -1,10 +1,12 @@
-"""What the image and audio dashboards need to serve media bytes safely: content types from magic bytes."""
+"""What the image and audio dashboards need to serve media: content types from magic bytes, image sizes."""
 
 from __future__ import annotations
 
+import io
+
 from tbkit.plugins.images.decode import image_format
 
-__all__ = ["audio_content_type", "image_content_type"]
+__all__ = ["audio_content_type", "image_content_type", "image_size"]
 
 _IMAGE_TYPES = {
     "png": "image/png",
@@ -23,6 +25,31 @@ def image_content_type(data: bytes) -> str | None:
         'image/png'
     """
     return _IMAGE_TYPES.get(image_format(data))
+
+
+def image_size(data: bytes) -> tuple[int, int] | None:
+    """``(width, height)`` from the header of an encoded image of a known format, or None.
+
+    Only the header is read (Pillow opens lazily); an unknown format, or one Pillow cannot
+    open, gives None.
+
+    Example:
+        >>> from PIL import Image
+        >>> out = io.BytesIO()
+        >>> Image.new("RGB", (6, 8)).save(out, format="PNG")
+        >>> image_size(out.getvalue())
+        (6, 8)
+    """
+    if not image_format(data[:16]):
+        return None
+    from PIL import Image
+
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            width, height = image.size
+    except Exception:  # untrusted bytes: whatever Pillow raises on them means "no size"
+        return None
+    return int(width), int(height)
 
 
 def audio_content_type(data: bytes) -> str | None:

@@ -98,3 +98,45 @@ def test_samples_per_plugin_limits_steps(tbkit_logdir: Any) -> None:
 )
 def test_errors(client: Any, query: str, status: int) -> None:
     assert client.get(f"/data/plugin/images/images?{query}").status_code == status
+
+
+def _png(width: int, height: int) -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (width, height), (200, 10, 10)).save(out, format="PNG")
+    return out.getvalue()
+
+
+class _CountingProvider(InMemoryProvider):
+    """Counts blob reads and series builds (each ``read_blob`` of a series provider builds its series)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.blob_reads = 0
+        self.series_builds = 0
+
+    def series(self, *args: Any, **kwargs: Any) -> Any:
+        self.series_builds += 1
+        return super().series(*args, **kwargs)
+
+    def read_blob(self, blob_key: str) -> bytes:
+        self.blob_reads += 1
+        return super().read_blob(blob_key)
+
+
+def test_one_blob_read_per_image() -> None:
+    """An image's entry reads its image only (format and size from its header): not also width and height."""
+    points = [(step, 1.0 + step, [b"6", b"8", _png(6, 8), _png(6, 8)]) for step in range(4)]
+    provider = _CountingProvider({"r": {"i": {"plugin": "images", "points": points}}})
+    client = create_app(provider).test_client()
+    provider.blob_reads = provider.series_builds = 0
+    answer = client.get("/data/plugin/images/images?run=r&tag=i&sample=1").json
+    assert [(a["width"], a["height"], a["format"]) for a in answer] == [(6, 8, "png")] * 4
+    assert provider.blob_reads == len(answer)
+    assert provider.series_builds <= 1 + len(answer)  # the sequences' read, then one per blob read
+
+
+def test_size_from_the_width_and_height_blobs_when_the_header_gives_none() -> None:
+    points = [(0, 1.0, [b"6", b"x", b"GIF89a-not-really"]), (1, 2.0, [b"3", b"4", b"\x00\x01"])]
+    provider = _CountingProvider({"r": {"i": {"plugin": "images", "points": points}}})
+    answer = create_app(provider).test_client().get("/data/plugin/images/images?run=r&tag=i").json
+    assert [(a["width"], a["height"], a["format"]) for a in answer] == [(6, None, "gif"), (3, 4, "")]
