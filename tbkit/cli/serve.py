@@ -1,7 +1,11 @@
-"""``tbkit serve``: its flags (shared with ``tbkit demo``) and running the server over logdirs.
+"""``tbkit serve``: its flags (shared with ``tbkit demo``) and serving logdirs.
 
-TensorBoard's ``--inspect``, ``--event_file``, ``--tag`` and ``--reload_multifile`` are in
-:mod:`tbkit.cli.serve_compat`. The server itself is :mod:`tbkit.server.serve`.
+The command line builds the provider (a :class:`~tbkit.reader.multi.MultiLogdirProvider`
+over the ``(name, path)`` pairs of ``--logdir`` or ``--logdir_spec``), warns about logdirs
+that are missing, files or without event files, and hands the provider to the server
+(:func:`tbkit.server.serve.serve`), which never imports the reader. TensorBoard's
+``--inspect``, ``--event_file``, ``--tag`` and ``--reload_multifile`` are in
+:mod:`tbkit.cli.serve_compat`.
 
 Example:
     >>> parser = argparse.ArgumentParser()
@@ -13,9 +17,28 @@ Example:
 from __future__ import annotations
 
 import argparse
-from typing import Any
+import re
+import sys
+from collections.abc import Callable, Collection, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
 
-__all__ = ["add_command", "add_server_flags", "run_server"]
+from tbkit.errors import InvalidArgumentError
+from tbkit.record import storage
+
+if TYPE_CHECKING:
+    from tbkit.server.serve import ServerHandle
+
+__all__ = [
+    "add_command",
+    "add_server_flags",
+    "empty_logdir_warnings",
+    "logdir_warnings",
+    "parse_logdirs",
+    "parse_samples_per_plugin",
+    "run_server",
+    "serve_logdirs",
+]
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
@@ -84,18 +107,167 @@ def add_server_flags(parser: argparse.ArgumentParser) -> None:
 
 def _host(args: argparse.Namespace) -> str:
     if args.bind_all and args.host:
-        from tbkit.errors import InvalidArgumentError
-
         raise InvalidArgumentError("give --host or --bind_all, not both")
     return "0.0.0.0" if args.bind_all else (args.host or "localhost")
 
 
-def run_server(args: argparse.Namespace, logdirs: list[tuple[str, str]]) -> int:
-    """Serve ``logdirs`` (``(name, path)`` pairs) with the server flags in ``args``, until interrupted."""
-    from tbkit.server.serve import parse_samples_per_plugin, serve
+def parse_samples_per_plugin(spec: str | None) -> dict[str, int | None]:
+    """``"scalars=1000,images=all"`` as ``{"scalars": 1000, "images": None}`` (None keeps all).
 
+    Example:
+        >>> parse_samples_per_plugin("scalars=500, images=all")
+        {'scalars': 500, 'images': None}
+    """
+    out: dict[str, int | None] = {}
+    for item in (spec or "").split(","):
+        item = item.strip()
+        if not item:
+            continue
+        name, sep, value = item.partition("=")
+        name, value = name.strip(), value.strip()
+        if not sep or not name:
+            raise InvalidArgumentError(f"--samples_per_plugin: expected plugin=N or plugin=all, got {item!r}")
+        if value == "all":
+            out[name] = None
+            continue
+        try:
+            number = int(value)
+        except ValueError:
+            raise InvalidArgumentError(f"--samples_per_plugin: {name}={value!r} is not a number") from None
+        if number < 1:
+            raise InvalidArgumentError(f"--samples_per_plugin: {name} must be at least 1, got {number}")
+        out[name] = number
+    return out
+
+
+_NAMED = re.compile(r"^([^/\\:]+):(?!//)(.+)$")
+
+
+def parse_logdirs(logdir: str | None = None, logdir_spec: str | None = None) -> list[tuple[str, str]]:
+    """``(name, path)`` pairs from ``--logdir`` (one path, or a comma list) and ``--logdir_spec``.
+
+    ``--logdir_spec`` is ``name:path,name2:path2`` (a bare path is named after its last
+    directory); one plain ``--logdir`` path gets the name ``""`` (runs are not prefixed).
+    URLs (``s3://...``) are paths, not names.
+
+    Example:
+        >>> parse_logdirs(logdir_spec="a:/tmp/x,b:/tmp/y")
+        [('a', '/tmp/x'), ('b', '/tmp/y')]
+    """
+    if bool(logdir) == bool(logdir_spec):
+        raise InvalidArgumentError("give exactly one of --logdir and --logdir_spec")
+    items = [item.strip() for item in (logdir or logdir_spec or "").split(",") if item.strip()]
+    if not items:
+        raise InvalidArgumentError("no log directory given")
+    if logdir and len(items) == 1:
+        return [("", items[0])]
+    out: list[tuple[str, str]] = []
+    for item in items:
+        match = _NAMED.match(item)
+        name, path = (
+            (match.group(1), match.group(2)) if match else (item.rstrip("/").split("/")[-1] or item, item)
+        )
+        if name in {n for n, _ in out}:
+            raise InvalidArgumentError(f"two log directories are named {name!r}; name them with name:path")
+        out.append((name, path))
+    return out
+
+
+def _named(name: str, path: str) -> str:
+    return f"{name}:{path}" if name else path
+
+
+def logdir_warnings(logdirs: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """``(path, warning)`` for each local logdir that does not exist or is a file.
+
+    A URL (``s3://...``) is not checked: object stores have no directories to miss.
+    ``tbkit serve`` prints each warning as one line and serves anyway, as TensorBoard does.
+
+    Example:
+        >>> logdir_warnings([("", "/no/such/dir")])[0][1]
+        'logdir /no/such/dir does not exist; serving anyway (runs appear once it is created)'
+    """
+    out = []
+    for name, path in logdirs:
+        if not storage.is_local(path):
+            continue
+        local = Path(path[len("file://") :] if path.startswith("file://") else path)
+        if local.is_file():
+            out.append((path, f"logdir {_named(name, path)} is a file, not a directory; serving anyway"))
+        elif not local.exists():
+            why = "does not exist; serving anyway (runs appear once it is created)"
+            out.append((path, f"logdir {_named(name, path)} {why}"))
+    return out
+
+
+def empty_logdir_warnings(empty: Sequence[tuple[str, str]], skip: Collection[str] = ()) -> list[str]:
+    """One warning per logdir in ``empty`` (the ``(name, path)`` pairs without runs), but ``skip``'s paths.
+
+    Example:
+        >>> empty_logdir_warnings([("", "/tmp/x")])
+        ['no event files found in logdir /tmp/x; serving anyway (runs appear as they are written)']
+    """
+    why = "serving anyway (runs appear as they are written)"
+    return [f"no event files found in logdir {_named(n, p)}; {why}" for n, p in empty if p not in skip]
+
+
+def serve_logdirs(
+    logdirs: Sequence[tuple[str, str]],
+    *,
+    host: str = "localhost",
+    port: int | None = None,
+    reload_interval: float = 5.0,
+    purge_orphaned_data: bool = True,
+    window_title: str = "",
+    path_prefix: str = "",
+    samples_per_plugin: Mapping[str, int | None] | None = None,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+    ready: Callable[[ServerHandle], None] | None = None,
+) -> int:
+    """Serve ``logdirs`` (``(name, path)`` pairs) until interrupted, as ``tbkit serve`` does; returns 0.
+
+    Builds the provider over the logdirs and serves it with :func:`tbkit.server.serve.serve`
+    (the other arguments are its own). A logdir that does not exist or is a file, and one
+    where the first load found no event files, get one ``tbkit: warning:`` line each on
+    ``err`` (default stderr); serving goes on.
+
+    Example:
+        >>> serve_logdirs([("", "runs")], port=0)  # doctest: +SKIP
+        tbkit serving runs at http://localhost:40123/ (press Ctrl+C to quit)
+        0
+    """
+    from tbkit.reader.multi import MultiLogdirProvider
+    from tbkit.server.serve import serve
+
+    err = err if err is not None else sys.stderr
+    provider = MultiLogdirProvider(logdirs, purge_orphaned_data=purge_orphaned_data)
+    warned = logdir_warnings(logdirs)
+    for _, message in warned:
+        print(f"tbkit: warning: {message}", file=err, flush=True)
+
+    def first_load() -> None:
+        for message in empty_logdir_warnings(provider.empty_logdirs(), {path for path, _ in warned}):
+            print(f"tbkit: warning: {message}", file=err, flush=True)
+
+    return serve(
+        provider,
+        host=host,
+        port=port,
+        reload_interval=reload_interval,
+        window_title=window_title,
+        path_prefix=path_prefix,
+        samples_per_plugin=samples_per_plugin,
+        out=out,
+        ready=ready,
+        on_first_load=first_load,
+    )
+
+
+def run_server(args: argparse.Namespace, logdirs: list[tuple[str, str]]) -> int:
+    """Serve ``logdirs`` with the server flags in ``args``, until interrupted."""
     samples = parse_samples_per_plugin(args.samples_per_plugin)
-    return serve(  # it warns about missing, file and empty logdirs
+    return serve_logdirs(  # it warns about missing, file and empty logdirs
         logdirs,
         host=_host(args),
         port=args.port,
@@ -109,7 +281,6 @@ def run_server(args: argparse.Namespace, logdirs: list[tuple[str, str]]) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     from tbkit.cli.serve_compat import inspect_instead
-    from tbkit.server.serve import parse_logdirs
 
     inspected = inspect_instead(args)  # --inspect: a digest, no server
     if inspected is not None:

@@ -1,10 +1,11 @@
 """Serving with waitress (a production WSGI server), with live reload and clean shutdown.
 
 :func:`start` runs the app in a background thread and returns a :class:`ServerHandle`
-(``.url``, ``.port``, ``.close()``); :func:`serve` is what ``tbkit serve`` runs: it
-reads logdirs through a :class:`~tbkit.reader.multi.MultiLogdirProvider` reloaded in the
-background (the server answers at once and lists runs as they are read), prints the URL
-and serves until interrupted.
+(``.url``, ``.port``, ``.close()``); :func:`serve` is what ``tbkit serve`` runs: it serves
+a :class:`~tbkit.provider.DataProvider` reloaded in the background (the server answers at
+once and lists runs as they are read), prints the URL and serves until interrupted. The
+server is given its provider: building one from logdirs is the command line's part
+(:mod:`tbkit.cli.serve`); the server never imports the reader.
 
 Example:
     >>> from tbkit.provider import InMemoryProvider
@@ -16,36 +17,24 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import re
 import signal
 import socket
 import sys
 import threading
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, TextIO
 
 from waitress import wasyncore
 from waitress.server import create_server
 
 from tbkit._memory import settle_heap
-from tbkit.errors import InvalidArgumentError, TbkitError
+from tbkit.errors import TbkitError
 from tbkit.provider import DataProvider
-from tbkit.record import storage
 from tbkit.server.app import create_app
 from tbkit.server.reload import Reloader, ReloadState
 
-__all__ = [
-    "DEFAULT_PORT",
-    "ServerHandle",
-    "empty_logdir_warnings",
-    "logdir_warnings",
-    "parse_logdirs",
-    "parse_samples_per_plugin",
-    "serve",
-    "start",
-]
+__all__ = ["DEFAULT_PORT", "ServerHandle", "serve", "start"]
 
 DEFAULT_PORT = 6006
 PORT_ATTEMPTS = 100
@@ -53,106 +42,6 @@ THREADS = 6
 # Responses up to this size stay in memory; waitress spools larger ones to a temporary file
 # (its default is 1 MiB, less than one chart answer of 20 runs x 1,000 points).
 OUTBUF_OVERFLOW = 8 << 20
-
-
-def parse_samples_per_plugin(spec: str | None) -> dict[str, int | None]:
-    """``"scalars=1000,images=all"`` as ``{"scalars": 1000, "images": None}`` (None keeps all).
-
-    Example:
-        >>> parse_samples_per_plugin("scalars=500, images=all")
-        {'scalars': 500, 'images': None}
-    """
-    out: dict[str, int | None] = {}
-    for item in (spec or "").split(","):
-        item = item.strip()
-        if not item:
-            continue
-        name, sep, value = item.partition("=")
-        name, value = name.strip(), value.strip()
-        if not sep or not name:
-            raise InvalidArgumentError(f"--samples_per_plugin: expected plugin=N or plugin=all, got {item!r}")
-        if value == "all":
-            out[name] = None
-            continue
-        try:
-            number = int(value)
-        except ValueError:
-            raise InvalidArgumentError(f"--samples_per_plugin: {name}={value!r} is not a number") from None
-        if number < 1:
-            raise InvalidArgumentError(f"--samples_per_plugin: {name} must be at least 1, got {number}")
-        out[name] = number
-    return out
-
-
-_NAMED = re.compile(r"^([^/\\:]+):(?!//)(.+)$")
-
-
-def parse_logdirs(logdir: str | None = None, logdir_spec: str | None = None) -> list[tuple[str, str]]:
-    """``(name, path)`` pairs from ``--logdir`` (one path, or a comma list) and ``--logdir_spec``.
-
-    ``--logdir_spec`` is ``name:path,name2:path2`` (a bare path is named after its last
-    directory); one plain ``--logdir`` path gets the name ``""`` (runs are not prefixed).
-    URLs (``s3://...``) are paths, not names.
-
-    Example:
-        >>> parse_logdirs(logdir_spec="a:/tmp/x,b:/tmp/y")
-        [('a', '/tmp/x'), ('b', '/tmp/y')]
-    """
-    if bool(logdir) == bool(logdir_spec):
-        raise InvalidArgumentError("give exactly one of --logdir and --logdir_spec")
-    items = [item.strip() for item in (logdir or logdir_spec or "").split(",") if item.strip()]
-    if not items:
-        raise InvalidArgumentError("no log directory given")
-    if logdir and len(items) == 1:
-        return [("", items[0])]
-    out: list[tuple[str, str]] = []
-    for item in items:
-        match = _NAMED.match(item)
-        name, path = (
-            (match.group(1), match.group(2)) if match else (item.rstrip("/").split("/")[-1] or item, item)
-        )
-        if name in {n for n, _ in out}:
-            raise InvalidArgumentError(f"two log directories are named {name!r}; name them with name:path")
-        out.append((name, path))
-    return out
-
-
-def _named(name: str, path: str) -> str:
-    return f"{name}:{path}" if name else path
-
-
-def logdir_warnings(logdirs: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
-    """``(path, warning)`` for each local logdir that does not exist or is a file.
-
-    A URL (``s3://...``) is not checked: object stores have no directories to miss.
-    ``tbkit serve`` prints each warning as one line and serves anyway, as TensorBoard does.
-
-    Example:
-        >>> logdir_warnings([("", "/no/such/dir")])[0][1]
-        'logdir /no/such/dir does not exist; serving anyway (runs appear once it is created)'
-    """
-    out = []
-    for name, path in logdirs:
-        if not storage.is_local(path):
-            continue
-        local = Path(path[len("file://") :] if path.startswith("file://") else path)
-        if local.is_file():
-            out.append((path, f"logdir {_named(name, path)} is a file, not a directory; serving anyway"))
-        elif not local.exists():
-            why = "does not exist; serving anyway (runs appear once it is created)"
-            out.append((path, f"logdir {_named(name, path)} {why}"))
-    return out
-
-
-def empty_logdir_warnings(empty: Sequence[tuple[str, str]], skip: Collection[str] = ()) -> list[str]:
-    """One warning per logdir in ``empty`` (the ``(name, path)`` pairs without runs), but ``skip``'s paths.
-
-    Example:
-        >>> empty_logdir_warnings([("", "/tmp/x")])
-        ['no event files found in logdir /tmp/x; serving anyway (runs appear as they are written)']
-    """
-    why = "serving anyway (runs appear as they are written)"
-    return [f"no event files found in logdir {_named(n, p)}; {why}" for n, p in empty if p not in skip]
 
 
 def _bind(host: str, port: int, search: bool) -> socket.socket:
@@ -301,40 +190,34 @@ def start(
 
 
 def serve(
-    logdirs: Sequence[tuple[str, str]],
+    provider: DataProvider,
     *,
     host: str = "localhost",
     port: int | None = None,
-    reload_interval: float = 5.0,
-    purge_orphaned_data: bool = True,
+    reload_interval: float | None = 5.0,
     window_title: str = "",
     path_prefix: str = "",
     samples_per_plugin: Mapping[str, int | None] | None = None,
     out: TextIO | None = None,
-    err: TextIO | None = None,
     ready: Callable[[ServerHandle], None] | None = None,
+    on_first_load: Callable[[], None] | None = None,
 ) -> int:
-    """Serve ``logdirs`` (``(name, path)`` pairs) until interrupted (Ctrl+C, SIGTERM); returns 0.
+    """Serve ``provider`` until interrupted (Ctrl+C, SIGTERM); returns 0.
 
-    ``port=None`` means 6006, or the next free port when it is taken. ``ready`` is
-    called with the handle once the server listens (tests use it to stop it). A logdir
-    that does not exist or is a file, and one where the first load found no event
-    files, get one ``tbkit: warning:`` line each on ``err`` (default stderr); serving
-    goes on.
+    ``port=None`` means 6006, or the next free port when it is taken. The provider is
+    reloaded every ``reload_interval`` seconds in a background thread, starting at once
+    (0: once; None: never). The URL is printed on ``out`` (default stdout). ``ready`` is
+    called with the handle once the server listens (tests use it to stop it);
+    ``on_first_load`` in the reload thread once the first reload succeeded (``tbkit
+    serve`` warns there about logdirs without event files).
+
+    Example:
+        >>> from tbkit.provider import InMemoryProvider
+        >>> serve(InMemoryProvider({}), port=0, reload_interval=None)  # doctest: +SKIP
+        tbkit serving memory at http://localhost:40123/ (press Ctrl+C to quit)
+        0
     """
-    from tbkit.reader.multi import MultiLogdirProvider
-
     out = out if out is not None else sys.stdout
-    err = err if err is not None else sys.stderr
-    provider = MultiLogdirProvider(logdirs, purge_orphaned_data=purge_orphaned_data)
-    warned = logdir_warnings(logdirs)
-    for _, message in warned:
-        print(f"tbkit: warning: {message}", file=err, flush=True)
-
-    def first_load() -> None:
-        for message in empty_logdir_warnings(provider.empty_logdirs(), {path for path, _ in warned}):
-            print(f"tbkit: warning: {message}", file=err, flush=True)
-
     handle = start(
         provider,
         host=host,
@@ -344,7 +227,7 @@ def serve(
         window_title=window_title,
         path_prefix=path_prefix,
         samples_per_plugin=samples_per_plugin,
-        on_first_load=first_load,
+        on_first_load=on_first_load,
     )
     print(
         f"tbkit serving {provider.data_location()} at {handle.url} (press Ctrl+C to quit)",

@@ -53,8 +53,8 @@ def no_server(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
     """Replace the server: a test that should not serve fails instead of blocking; calls are kept."""
     calls: list[dict[str, Any]] = []
 
-    def fake_serve(logdirs: list[tuple[str, str]], **kwargs: Any) -> int:
-        calls.append({"logdirs": logdirs, **kwargs})
+    def fake_serve(provider: Any, **kwargs: Any) -> int:
+        calls.append({"provider": provider, **kwargs})
         return 0
 
     monkeypatch.setattr(tbkit.server.serve, "serve", fake_serve)
@@ -165,7 +165,8 @@ def test_reload_multifile_is_accepted_bare_or_with_a_bool(
     argv = ["serve", "--logdir", str(logdir), *flags, "--reload_multifile_inactive_secs", "-1"]
     assert build_parser().parse_args(argv).reload_multifile is value
     assert main(argv) == 0
-    assert [call["logdirs"] for call in no_server] == [[("", str(logdir))]]  # served as without the flag
+    served = [call["provider"].data_locations() for call in no_server]
+    assert served == [[("", str(logdir))]]  # served as without the flag
 
 
 def test_serve_help_says_every_file_is_read(capsys: pytest.CaptureFixture[str]) -> None:

@@ -75,3 +75,14 @@ def test_runs_read_in_parallel_give_the_same_data(tmp_path: Path) -> None:
     assert parallel.read_scalars("scalars") == serial.read_scalars("scalars")
     assert parallel.list_blob_sequences("images") == serial.list_blob_sequences("images")
     assert [p.value for p in parallel.read_scalars("scalars")["run5"]["loss"]][-1] == 2.0 * 44
+
+
+def test_multi_provider_lists_the_logdirs_without_runs(tmp_path: Path) -> None:
+    with SummaryWriter(str(tmp_path / "full" / "run")) as w:
+        w.add_scalar("loss", 1.0, 0)
+    (tmp_path / "empty").mkdir()
+    logdirs = [("full", str(tmp_path / "full")), ("empty", str(tmp_path / "empty"))]
+    provider = MultiLogdirProvider(logdirs)
+    assert provider.empty_logdirs() == logdirs  # nothing discovered yet
+    provider.reload()
+    assert provider.empty_logdirs() == [logdirs[1]]
