@@ -18,7 +18,6 @@ import pytest
 from PIL import Image
 
 import tbkit
-from tbkit import _provider_hparams
 from tbkit.errors import NotFoundError
 from tbkit.hparams import Discrete, HParam, Interval, Metric
 from tbkit.plugins.graphs.summary import keras_model_pb
@@ -61,13 +60,6 @@ def hparams_logdir(tmp_path):
             w.add_scalar("accuracy", acc - 0.5, 1)
             w.add_scalar("accuracy", acc, 3)
     return tmp_path, sessions
-
-
-def test_hparams_metadata_constants_match_the_plugin():
-    assert _provider_hparams.PLUGIN_NAME == hparams_metadata.PLUGIN_NAME
-    assert _provider_hparams.EXPERIMENT_TAG == hparams_metadata.EXPERIMENT_TAG
-    assert _provider_hparams.SESSION_START_INFO_TAG == hparams_metadata.SESSION_START_INFO_TAG
-    assert _provider_hparams.SESSION_END_INFO_TAG == hparams_metadata.SESSION_END_INFO_TAG
 
 
 def test_hparams_frame_one_row_per_session_typed_columns(hparams_logdir):

@@ -1,1 +1,12 @@
-"""The hparams plugin."""
+"""The hparams plugin.
+
+Importing it installs its session queries (:mod:`.sessions`) as every DataProvider's
+``list_hyperparameters`` / ``read_hyperparameters`` (see
+:func:`tbkit.provider.set_hparams_queries`): the provider computes hparams without
+importing a kind.
+"""
+
+from tbkit.plugins.hparams import sessions
+from tbkit.provider import set_hparams_queries
+
+set_hparams_queries(sessions)

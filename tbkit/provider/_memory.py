@@ -7,10 +7,13 @@ from typing import Any
 
 import numpy as np
 
-from tbkit._provider_series import SeriesProvider
-from tbkit._provider_types import DataClass, Run
-from tbkit.provider import Keep, Series
+from tbkit.provider._series import SeriesProvider
+from tbkit.provider._types import DataClass, Keep, Run, Series
 
+__all__ = ["InMemoryProvider"]
+
+# TODO(plugin spec): kinds named in core code; take each kind's default data class from the
+# plugin registry once the plugin spec lands (issue 12).
 _DEFAULT_CLASS = {
     "scalars": DataClass.SCALAR,
     "images": DataClass.BLOB_SEQUENCE,

@@ -17,13 +17,13 @@ from typing import Any
 import numpy as np
 
 from tbkit.errors import NotFoundError
-from tbkit.provider import (
-    FILE_BASED_PLUGINS,
+from tbkit.provider._interface import DataProvider
+from tbkit.provider._sampling import downsample_indices, extremes
+from tbkit.provider._types import (
     BlobReference,
     BlobSequenceDatum,
     BlobSequenceTimeSeries,
     DataClass,
-    DataProvider,
     Keep,
     RunTagFilter,
     ScalarDatum,
@@ -32,11 +32,13 @@ from tbkit.provider import (
     SeriesInfo,
     TensorDatum,
     TensorTimeSeries,
-    _extremes,
-    downsample_indices,
 )
 
-__all__ = ["SeriesProvider"]
+# TODO(plugin spec): kinds named in core code; replace with a registry lookup of the
+# file-based plugins once the plugin spec lands (issue 12).
+FILE_BASED_PLUGINS = ("projector", "profile")  # plugins that read files (list_plugin_files), not series
+
+__all__ = ["FILE_BASED_PLUGINS", "SeriesProvider"]
 
 
 def _blob_key(run: str, tag: str, point: int, index: int) -> str:
@@ -130,7 +132,7 @@ class SeriesProvider(DataProvider):
         self, plugin_name: str, *, run_tag_filter: RunTagFilter | None = None
     ) -> dict[str, dict[str, tuple[float | None, float | None, int]]]:
         return _nest(
-            (s.run, s.tag, _extremes(np.asarray(s.values, dtype=np.float64)))
+            (s.run, s.tag, extremes(np.asarray(s.values, dtype=np.float64)))
             for s in self._select(DataClass.SCALAR, plugin_name, run_tag_filter)
         )
 

@@ -1,4 +1,9 @@
-"""The hparams queries of :class:`~tbkit.provider.DataProvider`, computed over its series.
+"""The hparams sessions: the hparams kind's queries, computed over any DataProvider's series.
+
+The default :meth:`~tbkit.provider.DataProvider.list_hyperparameters` and
+:meth:`~tbkit.provider.DataProvider.read_hyperparameters` call :func:`list_hyperparameters`
+and :func:`read_hyperparameters` here: importing the hparams plugin installs this module
+(:func:`tbkit.provider.set_hparams_queries`).
 
 What TensorBoard's hparams backend (``backend_context.py``, ``list_session_groups.py``)
 derives from the ``hparams`` plugin's summaries and the scalars:
@@ -16,7 +21,8 @@ derives from the ``hparams`` plugin's summaries and the scalars:
   session's run (or its ``<session>/<group>`` sub-run); a group's is the mean over its
   sessions.
 
-A low layer: only :mod:`tbkit.errors`, :mod:`tbkit.proto` and the provider's value types.
+Uses only :mod:`tbkit.errors`, :mod:`tbkit.proto`, the provider's value types and the
+plugins' metadata.
 """
 
 from __future__ import annotations
@@ -25,11 +31,22 @@ import dataclasses
 import json
 import math
 from collections.abc import Collection, Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from google.protobuf.message import DecodeError
 
-from tbkit._provider_types import (
+from tbkit.errors import InvalidArgumentError
+from tbkit.plugins.hparams.metadata import (
+    EXPERIMENT_TAG,
+    PLUGIN_NAME,
+    PROTO_VERSION,
+    SESSION_END_INFO_TAG,
+    SESSION_START_INFO_TAG,
+)
+from tbkit.plugins.scalars.metadata import PLUGIN_NAME as SCALARS_PLUGIN
+from tbkit.proto import hparams_pb2
+from tbkit.provider import (
+    DataProvider,
     HParamDomainType,
     HParamFilter,
     HParamMetric,
@@ -43,21 +60,8 @@ from tbkit._provider_types import (
     RunTagFilter,
     SessionStatus,
 )
-from tbkit.errors import InvalidArgumentError
-from tbkit.proto import hparams_pb2
-
-if TYPE_CHECKING:
-    from tbkit.provider import DataProvider
 
 __all__ = ["list_hyperparameters", "read_hyperparameters", "sessions", "value_of"]
-
-# The hparams plugin's names (tbkit/plugins/hparams/metadata.py owns them; a test keeps them equal).
-PLUGIN_NAME = "hparams"
-EXPERIMENT_TAG = "_hparams_/experiment"
-SESSION_START_INFO_TAG = "_hparams_/session_start_info"
-SESSION_END_INFO_TAG = "_hparams_/session_end_info"
-SCALARS_PLUGIN = "scalars"
-PROTO_VERSION = 0
 
 _STATUS = {
     hparams_pb2.STATUS_UNKNOWN: SessionStatus.UNKNOWN,
@@ -115,7 +119,7 @@ def _group_below(session: str, run: str) -> str:
 
 
 def _inferred_metrics(provider: DataProvider, session_runs: Collection[str]) -> list[HParamMetric]:
-    names = set()
+    names: set[tuple[str, str]] = set()
     for run, tags in provider.list_scalars(SCALARS_PLUGIN).items():
         session = _parent_session(session_runs, run)
         if session is not None:

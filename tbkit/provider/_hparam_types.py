@@ -1,9 +1,8 @@
-"""The DataProvider's value types: frozen dataclasses, re-exported by :mod:`tbkit.provider`.
+"""The DataProvider's hparams value types: frozen dataclasses, re-exported by :mod:`tbkit.provider`.
 
-A low layer like the provider itself: it imports nothing of tbkit but :mod:`tbkit.errors`.
-Series types (``Run``, ``ScalarDatum`` ...) mirror TensorBoard's ``data/provider.py``; the
-hparams types (``Hyperparameter``, ``HParamsSessionGroup`` ...) describe what the hparams
-dashboard needs (see :meth:`tbkit.provider.DataProvider.list_hyperparameters`).
+They describe what the hparams dashboard needs (see
+:meth:`tbkit.provider.DataProvider.list_hyperparameters`). A leaf of the provider package:
+it imports nothing of tbkit but :mod:`tbkit.errors`.
 """
 
 from __future__ import annotations
@@ -11,142 +10,11 @@ from __future__ import annotations
 import enum
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from tbkit.errors import InvalidArgumentError
-
-
-class DataClass(enum.Enum):
-    """How a time series' values are shaped (TensorBoard's ``DataClass``)."""
-
-    SCALAR = "scalar"
-    TENSOR = "tensor"
-    BLOB_SEQUENCE = "blob_sequence"
-
-
-@dataclass(frozen=True)
-class Run:
-    """A run: ``run_id`` and ``run_name`` are its path relative to the logdir."""
-
-    run_id: str
-    run_name: str
-    start_time: float | None
-
-
-@dataclass(frozen=True)
-class ScalarTimeSeries:
-    """Metadata of one scalar series."""
-
-    max_step: int
-    max_wall_time: float
-    plugin_content: bytes
-    description: str
-    display_name: str
-    last_value: float
-
-
-@dataclass(frozen=True)
-class TensorTimeSeries:
-    """Metadata of one tensor series."""
-
-    max_step: int
-    max_wall_time: float
-    plugin_content: bytes
-    description: str
-    display_name: str
-
-
-@dataclass(frozen=True)
-class BlobSequenceTimeSeries:
-    """Metadata of one blob-sequence series; ``max_length`` is its longest sequence."""
-
-    max_step: int
-    max_wall_time: float
-    max_length: int
-    plugin_content: bytes
-    description: str
-    display_name: str
-
-
-@dataclass(frozen=True)
-class ScalarDatum:
-    """One scalar point."""
-
-    step: int
-    wall_time: float
-    value: float
-
-
-@dataclass(frozen=True, eq=False)
-class TensorDatum:
-    """One tensor point; equality compares the arrays element-wise (NaN equal to NaN)."""
-
-    step: int
-    wall_time: float
-    numpy: np.ndarray
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, TensorDatum):
-            return NotImplemented
-        a, b = self.numpy, other.numpy
-        same_array = (
-            a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")
-        )
-        return self.step == other.step and self.wall_time == other.wall_time and same_array
-
-    __hash__ = None  # type: ignore[assignment]
-
-
-@dataclass(frozen=True)
-class BlobReference:
-    """A reference to one blob; ``blob_key`` is URL-safe and opaque, read it with ``read_blob``."""
-
-    blob_key: str
-    url: str | None = None
-
-
-@dataclass(frozen=True)
-class BlobSequenceDatum:
-    """One blob-sequence point.
-
-    ``labels``, when the kind has them (audio clips' Markdown labels), holds one text per
-    blob; None otherwise.
-    """
-
-    step: int
-    wall_time: float
-    values: tuple[BlobReference, ...]
-    labels: tuple[str, ...] | None = None
-
-
-@dataclass(frozen=True)
-class RunTagFilter:
-    """Which runs and tags a query covers; ``None`` means all.
-
-    Example:
-        >>> RunTagFilter(runs=["train"]).matches("train", "loss")
-        True
-    """
-
-    runs: frozenset[str] | None = None
-    tags: frozenset[str] | None = None
-
-    def __init__(self, runs: Iterable[str] | None = None, tags: Iterable[str] | None = None) -> None:
-        for name, given in (("runs", runs), ("tags", tags)):
-            if isinstance(given, str):
-                raise InvalidArgumentError(f"RunTagFilter {name} must be a collection of names, not a string")
-            object.__setattr__(self, name, None if given is None else frozenset(given))
-
-    def matches(self, run: str, tag: str) -> bool:
-        """True when ``run`` and ``tag`` both pass the filter."""
-        return (self.runs is None or run in self.runs) and (self.tags is None or tag in self.tags)
-
-
-# -- hparams ---------------------------------------------------------------------------------
 
 HParamValue = bool | float | str
 """A hyperparameter value as TensorBoard stores it: numbers are float64."""
@@ -329,15 +197,3 @@ class HParamSort:
 
     name: str
     descending: bool = False
-
-
-# -- files of file-based plugins -------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PluginFile:
-    """A file a file-based plugin (``projector``, ``profile``) reads, relative to its run."""
-
-    run: str
-    path: str
-    size: int

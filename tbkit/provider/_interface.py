@@ -1,0 +1,244 @@
+"""The abstract :class:`DataProvider`: the one door between stored data and its consumers.
+
+TensorBoard's method set, with the plugin name as the one positional argument and
+everything else keyword-only, plus what tbkit's consumers need beyond it: scalar extremes,
+hparams queries and the files of file-based plugins. Everything beyond TensorBoard's set
+has a default built on the abstract methods, so a provider implementing those alone works
+with every consumer.
+
+Imports only the provider's value types and :mod:`tbkit.errors`, at any depth: the hparams
+queries are computed by the hparams kind, which installs them here when it is imported
+(:func:`set_hparams_queries`); the provider never imports a kind.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Collection, Iterable, Sequence
+from typing import Protocol
+
+import numpy as np
+
+from tbkit.errors import NotFoundError
+from tbkit.provider._hparam_types import (
+    HParamFilter,
+    HParamsExperiment,
+    HParamSort,
+    HParamsSessionGroup,
+    SessionStatus,
+)
+from tbkit.provider._sampling import extremes
+from tbkit.provider._types import (
+    BlobSequenceDatum,
+    BlobSequenceTimeSeries,
+    PluginFile,
+    Run,
+    RunTagFilter,
+    ScalarDatum,
+    ScalarTimeSeries,
+    TensorDatum,
+    TensorTimeSeries,
+)
+
+__all__ = ["DataProvider", "HParamsQueries", "set_hparams_queries"]
+
+
+class DataProvider(abc.ABC):
+    """Reads scalar, tensor and blob-sequence time series, by plugin, run and tag.
+
+    Every method takes at most one positional argument; the rest are keyword-only.
+    Results are nested dicts ``d[run][tag]`` holding only series that exist.
+    ``downsample=N`` keeps at most ``N`` points per series, always the latest one,
+    deterministically (see :func:`~tbkit.provider.downsample_indices`); ``None`` keeps all.
+    """
+
+    def data_location(self) -> str:
+        """A human-readable description of where the data come from."""
+        return ""
+
+    def data_locations(self) -> list[tuple[str, str]]:
+        """Where the data come from, as ``(name, location)`` pairs (a name may be ``""``).
+
+        The default is :meth:`data_location` unnamed (nothing when it is empty); a
+        provider over several named logdirs lists each.
+        """
+        location = self.data_location()
+        return [("", location)] if location else []
+
+    # -- TensorBoard's method set ------------------------------------------------------------
+
+    @abc.abstractmethod
+    def list_plugins(self) -> list[str]:
+        """Names of the plugins that own at least one series (or, file-based, one plugin file)."""
+
+    @abc.abstractmethod
+    def list_runs(self) -> list[Run]:
+        """Every run, sorted by name."""
+
+    @abc.abstractmethod
+    def list_scalars(
+        self, plugin_name: str, *, run_tag_filter: RunTagFilter | None = None
+    ) -> dict[str, dict[str, ScalarTimeSeries]]:
+        """Metadata of the scalar series of ``plugin_name``."""
+
+    @abc.abstractmethod
+    def read_scalars(
+        self, plugin_name: str, *, downsample: int | None = None, run_tag_filter: RunTagFilter | None = None
+    ) -> dict[str, dict[str, list[ScalarDatum]]]:
+        """Points of the scalar series of ``plugin_name``, in the order written."""
+
+    @abc.abstractmethod
+    def read_last_scalars(
+        self, plugin_name: str, *, run_tag_filter: RunTagFilter | None = None
+    ) -> dict[str, dict[str, ScalarDatum]]:
+        """The last point written of each scalar series of ``plugin_name``."""
+
+    @abc.abstractmethod
+    def list_tensors(
+        self, plugin_name: str, *, run_tag_filter: RunTagFilter | None = None
+    ) -> dict[str, dict[str, TensorTimeSeries]]:
+        """Metadata of the tensor series of ``plugin_name``."""
+
+    @abc.abstractmethod
+    def read_tensors(
+        self, plugin_name: str, *, downsample: int | None = None, run_tag_filter: RunTagFilter | None = None
+    ) -> dict[str, dict[str, list[TensorDatum]]]:
+        """Points of the tensor series of ``plugin_name``."""
+
+    @abc.abstractmethod
+    def list_blob_sequences(
+        self, plugin_name: str, *, run_tag_filter: RunTagFilter | None = None
+    ) -> dict[str, dict[str, BlobSequenceTimeSeries]]:
+        """Metadata of the blob-sequence series of ``plugin_name``."""
+
+    @abc.abstractmethod
+    def read_blob_sequences(
+        self, plugin_name: str, *, downsample: int | None = None, run_tag_filter: RunTagFilter | None = None
+    ) -> dict[str, dict[str, list[BlobSequenceDatum]]]:
+        """Points of the blob-sequence series of ``plugin_name``, as blob references."""
+
+    @abc.abstractmethod
+    def read_blob(self, blob_key: str) -> bytes:
+        """The bytes of one blob. Raises NotFoundError for an unknown key."""
+
+    # -- beyond TensorBoard's set: defaults over the methods above ---------------------------
+
+    def read_scalar_extremes(
+        self, plugin_name: str, *, run_tag_filter: RunTagFilter | None = None
+    ) -> dict[str, dict[str, tuple[float | None, float | None, int]]]:
+        """``(min, max, count)`` of each full scalar series: the extremes of its finite values
+        (None when it has none) over every point written, and its number of points.
+
+        Example:
+            >>> from tbkit.provider import InMemoryProvider
+            >>> provider = InMemoryProvider({"r": {"t": {"points": [(0, 0.0, 3.0), (1, 1.0, -1.0)]}}})
+            >>> provider.read_scalar_extremes("scalars")
+            {'r': {'t': (-1.0, 3.0, 2)}}
+        """
+        full = self.read_scalars(plugin_name, run_tag_filter=run_tag_filter)
+        return {
+            run: {
+                tag: extremes(np.array([p.value for p in points], dtype=np.float64))
+                for tag, points in tags.items()
+            }
+            for run, tags in full.items()
+        }
+
+    # -- hparams: computed by the hparams kind over the series ---------------------------------
+
+    def list_hyperparameters(self, *, limit: int | None = None) -> HParamsExperiment:
+        """The hparams experiment: hyperparameters with domains, and metrics.
+
+        Taken from ``_hparams_/experiment`` summaries (merged over runs), else inferred
+        from the sessions' values and the scalars of their runs (computed by the hparams
+        kind, :mod:`tbkit.plugins.hparams.sessions`). Hyperparameters come with differing
+        ones first, then by name; ``limit`` keeps that many (None or 0: all).
+
+        Example:
+            >>> from tbkit.provider import InMemoryProvider
+            >>> InMemoryProvider({}).list_hyperparameters().hyperparameters
+            ()
+        """
+        if _hparams_queries is None:  # the hparams kind is not loaded: no hparams data were read
+            return HParamsExperiment()
+        return _hparams_queries.list_hyperparameters(self, limit=limit)
+
+    def read_hyperparameters(
+        self,
+        *,
+        filters: Iterable[HParamFilter] | None = None,
+        sort: Sequence[HParamSort] | None = None,
+        hparams_to_include: Collection[str] | None = None,
+        statuses: Iterable[SessionStatus | str] | None = None,
+    ) -> list[HParamsSessionGroup]:
+        """The session groups: each group's hyperparameter values, sessions and metric values.
+
+        A session is a run with a ``_hparams_/session_start_info`` summary; its metric
+        values are the last scalars of the metrics' tags in its run or ``<run>/<group>``
+        sub-runs; its status comes from ``_hparams_/session_end_info``. Groups are sorted
+        by name, then by ``sort`` (missing values last).
+
+        Args:
+            filters: Keep groups whose value passes every :class:`HParamFilter`.
+            sort: :class:`HParamSort` keys on hyperparameters or metrics (``group/tag``).
+            hparams_to_include: Only these hyperparameters in each group (plus those
+                filtered or sorted on); None keeps all.
+            statuses: Only sessions of these statuses (``"success"``, ...).
+        """
+        if _hparams_queries is None:  # the hparams kind is not loaded: no hparams data were read
+            return []
+        return _hparams_queries.read_hyperparameters(
+            self, filters=filters, sort=sort, hparams_to_include=hparams_to_include, statuses=statuses
+        )
+
+    # -- file-based plugins: files, not series -----------------------------------------------
+
+    def list_plugin_files(
+        self, plugin_name: str, *, runs: Iterable[str] | None = None
+    ) -> dict[str, list[PluginFile]]:
+        """``{run: [files]}`` that the file-based plugin ``plugin_name`` reads (none by default).
+
+        ``projector``: each run's ``projector_config.pbtxt`` and the tensor, metadata,
+        sprite and bookmark files it names; ``profile``: the trace files.
+        """
+        return {}
+
+    def read_plugin_file(self, plugin_name: str, *, run: str, path: str) -> bytes:
+        """The bytes of a file listed by :meth:`list_plugin_files`; NotFoundError for any other."""
+        raise NotFoundError(f"no {plugin_name} file {path!r} in run {run!r}")
+
+
+class HParamsQueries(Protocol):
+    """How the hparams queries are answered over any provider's series (the hparams kind's module)."""
+
+    def list_hyperparameters(self, provider: DataProvider, *, limit: int | None = None) -> HParamsExperiment:
+        """See :meth:`DataProvider.list_hyperparameters`."""
+        ...
+
+    def read_hyperparameters(
+        self,
+        provider: DataProvider,
+        *,
+        filters: Iterable[HParamFilter] | None = None,
+        sort: Sequence[HParamSort] | None = None,
+        hparams_to_include: Collection[str] | None = None,
+        statuses: Iterable[SessionStatus | str] | None = None,
+    ) -> list[HParamsSessionGroup]:
+        """See :meth:`DataProvider.read_hyperparameters`."""
+        ...
+
+
+_hparams_queries: HParamsQueries | None = None
+
+
+def set_hparams_queries(queries: HParamsQueries | None) -> None:
+    """Make ``queries`` answer every provider's default hparams queries (None: answer none).
+
+    The hparams kind calls this with its ``sessions`` module when its package is imported
+    (the reader imports it to decode hparams summaries, the writer to write them), so the
+    provider computes hparams without importing a kind. Until then the defaults answer an
+    empty experiment and no session groups, which is what they would compute: no hparams
+    summary can have been decoded.
+    """
+    global _hparams_queries
+    _hparams_queries = queries

@@ -1,0 +1,111 @@
+"""The DataProvider interface: its conventions, its defaults over the abstract methods, its package."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import tbkit.provider
+from tbkit.provider import DataProvider, InMemoryProvider, SeriesProvider
+
+
+class Plain(DataProvider):
+    """A DataProvider that is not a SeriesProvider: only the abstract methods, delegated."""
+
+    def __init__(self, inner: DataProvider) -> None:
+        self.inner = inner
+
+    def list_plugins(self) -> list[str]:
+        return self.inner.list_plugins()
+
+    def list_runs(self) -> list[Any]:
+        return self.inner.list_runs()
+
+    def list_scalars(self, plugin_name: str, **kw: Any) -> Any:
+        return self.inner.list_scalars(plugin_name, **kw)
+
+    def read_scalars(self, plugin_name: str, **kw: Any) -> Any:
+        return self.inner.read_scalars(plugin_name, **kw)
+
+    def read_last_scalars(self, plugin_name: str, **kw: Any) -> Any:
+        return self.inner.read_last_scalars(plugin_name, **kw)
+
+    def list_tensors(self, plugin_name: str, **kw: Any) -> Any:
+        return self.inner.list_tensors(plugin_name, **kw)
+
+    def read_tensors(self, plugin_name: str, **kw: Any) -> Any:
+        return self.inner.read_tensors(plugin_name, **kw)
+
+    def list_blob_sequences(self, plugin_name: str, **kw: Any) -> Any:
+        return self.inner.list_blob_sequences(plugin_name, **kw)
+
+    def read_blob_sequences(self, plugin_name: str, **kw: Any) -> Any:
+        return self.inner.read_blob_sequences(plugin_name, **kw)
+
+    def read_blob(self, blob_key: str) -> bytes:
+        return self.inner.read_blob(blob_key)
+
+
+DATA = {
+    "a": {
+        "loss": {"points": [(0, 1.0, 3.0), (2, 2.0, math.nan), (1, 3.0, -1.0)], "display_name": "Loss"},
+        "acc": {"points": [(0, 1.0, 0.5)]},
+        "none": {"points": []},
+        "img": {"plugin": "images", "points": [(1, 1.0, [b"2", b"1", b"png"]), (2, 2.0, [b"x"])]},
+        "h": {"plugin": "histograms", "points": [(3, 4.0, np.zeros((2, 3)))]},
+    },
+    "b": {"loss": {"points": [(5, 6.0, 2.0)]}},
+}
+
+
+def test_every_method_has_at_most_one_positional_argument():
+    for name, fn in inspect.getmembers(DataProvider, inspect.isfunction):
+        if name.startswith("_"):
+            continue
+        params = list(inspect.signature(fn).parameters.values())[1:]
+        positional = [p for p in params if p.kind is not inspect.Parameter.KEYWORD_ONLY]
+        assert len(positional) <= 1, name
+
+
+def test_hparams_queries_reach_the_kind_over_any_provider():
+    empty = Plain(InMemoryProvider({}))
+    assert empty.list_hyperparameters().hyperparameters == () and empty.read_hyperparameters() == []
+
+
+# -- the package ---------------------------------------------------------------------------------
+
+PACKAGE = Path(tbkit.provider.__file__).parent
+
+
+def _module_imports(path: Path) -> list[str]:
+    """The tbkit modules ``path`` imports at module level (what runs on import)."""
+    out = []
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            out.append(node.module)
+        elif isinstance(node, ast.Import):
+            out.extend(alias.name for alias in node.names)
+    return [name for name in out if name.split(".")[0] == "tbkit"]
+
+
+def test_the_package_imports_only_errors_and_itself_without_cycles():
+    order = ["_types", "_hparam_types", "_sampling", "_interface", "_series", "_memory", "__init__"]
+    assert sorted(p.stem for p in PACKAGE.glob("*.py")) == sorted(order)
+    for i, stem in enumerate(order):
+        for name in _module_imports(PACKAGE / f"{stem}.py"):
+            assert name == "tbkit.errors" or name.startswith("tbkit.provider."), (stem, name)
+            if name.startswith("tbkit.provider."):  # only modules before it: no cycle
+                assert name.rsplit(".", 1)[1] in order[:i], (stem, name)
+
+
+def test_all_is_sorted_and_is_the_public_surface():
+    names = tbkit.provider.__all__
+    assert names == sorted(names, key=lambda n: (not n.isupper(), n))
+    public = {n for n in vars(tbkit.provider) if not n.startswith("_")}
+    assert public == set(names)
+    assert issubclass(SeriesProvider, DataProvider) and issubclass(InMemoryProvider, SeriesProvider)

@@ -1,0 +1,39 @@
+"""The in-memory provider: a dict of series, every kind, blob keys."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from tbkit.errors import NotFoundError
+from tbkit.provider import InMemoryProvider, RunTagFilter, ScalarDatum
+
+
+def test_in_memory_provider_kinds_and_blobs():
+    png = b"\x89PNG..."
+    provider = InMemoryProvider(
+        {
+            "train": {
+                "loss": {"points": [(1, 10.0, 0.5), (2, 11.0, 0.25)], "display_name": "Loss"},
+                "img": {"plugin": "images", "points": [(1, 10.0, [b"2", b"1", png])]},
+                "h": {"plugin": "histograms", "points": [(3, 12.0, np.zeros((2, 3)))]},
+            }
+        },
+        start_times={"train": 9.0, "empty": 1.0},
+    )
+    assert [r.run_name for r in provider.list_runs()] == ["empty", "train"]
+    assert provider.list_plugins() == ["histograms", "images", "scalars"]
+    series = provider.list_scalars("scalars")["train"]["loss"]
+    assert (series.max_step, series.last_value, series.display_name) == (2, 0.25, "Loss")
+    assert provider.read_last_scalars("scalars")["train"]["loss"] == ScalarDatum(2, 11.0, 0.25)
+    assert provider.read_tensors("histograms")["train"]["h"][0].numpy.shape == (2, 3)
+    assert provider.list_blob_sequences("images")["train"]["img"].max_length == 3
+    (datum,) = provider.read_blob_sequences("images")["train"]["img"]
+    keys = [ref.blob_key for ref in datum.values]
+    assert all(re.fullmatch(r"[A-Za-z0-9._~-]+", k) for k in keys)
+    assert provider.read_blob(keys[2]) == png
+    with pytest.raises(NotFoundError):
+        provider.read_blob("nonsense")
+    assert provider.read_scalars("scalars", run_tag_filter=RunTagFilter(tags=["nope"])) == {}
