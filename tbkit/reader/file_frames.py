@@ -1,4 +1,4 @@
-"""Frames and files of the file-based kinds: projector embeddings and profiler traces.
+"""Frames of the file-based kinds: projector embeddings and profiler traces (their files: :mod:`.index`).
 
 These are not events: their plugins (``projector``, ``profile``, found through the
 registry) read plain files through :mod:`tbkit.record.storage` when a frame is asked for.
@@ -12,20 +12,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tbkit.errors import NotFoundError, StorageError
+from tbkit.errors import StorageError
 from tbkit.plugins import registry
-from tbkit.provider import FILE_BASED_PLUGINS, PluginFile
 from tbkit.reader.events import Problem
 from tbkit.reader.frames import _frame, _pd
-from tbkit.reader.index import LogdirIndex
+from tbkit.reader.index import LogdirIndex, profile_traces
 from tbkit.record import storage
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["embeddings_frame", "list_plugin_files", "read_plugin_file", "traces_frame"]
-
-FILE_PLUGINS = FILE_BASED_PLUGINS
+__all__ = ["embeddings_frame", "traces_frame"]
 
 
 def _metadata_frame(columns: list[str] | None, rows: list[list[str]] | None) -> Any:
@@ -66,18 +63,13 @@ def embeddings_frame(index: LogdirIndex) -> pd.DataFrame:
     return frame
 
 
-def _traces(index: LogdirIndex) -> list[dict[str, str]]:
-    dec = registry.decoder("profile")
-    return [t for t in dec.find_traces(index.logdir) if index.wants_run(t["run"])]
-
-
 def traces_frame(index: LogdirIndex, top: int | None = 20) -> pd.DataFrame:
     """run, session, worker, path, events, start_us, span_us, top_ops (a frame: name, category,
     count, total_us, self_us; the ``top`` ops by self time)."""
     pd = _pd()
     dec = registry.decoder("profile")
     records, problems = [], []
-    for trace in _traces(index):
+    for trace in profile_traces(index):
         try:
             stats = dec.summarize(storage.read_bytes(trace["path"]), top=top)
         except (StorageError, ValueError) as exc:
@@ -93,38 +85,3 @@ def traces_frame(index: LogdirIndex, top: int | None = 20) -> pd.DataFrame:
     index.set_file_problems("profile", problems)
     frame = _frame(records, ["run", "session", "worker", "path", "events", "start_us", "span_us", "top_ops"])
     return frame.astype({"events": np.int64, "start_us": np.float64, "span_us": np.float64})
-
-
-def list_plugin_files(
-    index: LogdirIndex, plugin_name: str, runs: set[str] | None = None
-) -> dict[str, list[PluginFile]]:
-    """``{run: [files]}`` of a file-based plugin, paths relative to the run directory."""
-    if plugin_name not in FILE_PLUGINS:
-        return {}
-    out: dict[str, list[PluginFile]] = {}
-    if plugin_name == "projector":
-        dec = registry.decoder("projector")
-        found = [(run, rel) for run in index.file_runs() for rel in dec.list_files(index.run_dir(run))[0]]
-    else:
-        found = [(t["run"], t["relative"]) for t in _traces(index)]
-    for run, relative in found:
-        if runs is not None and run not in runs:
-            continue
-        path = storage.join(index.run_dir(run), *relative.split("/"))
-        try:
-            size = storage.size(path)
-        except StorageError:
-            continue
-        out.setdefault(run, []).append(PluginFile(run, relative, size))
-    return out
-
-
-def read_plugin_file(index: LogdirIndex, plugin_name: str, run: str, path: str) -> bytes:
-    """The bytes of a file :func:`list_plugin_files` lists; NotFoundError for any other path."""
-    listed = list_plugin_files(index, plugin_name, {run}).get(run, [])
-    if path not in {f.path for f in listed}:
-        raise NotFoundError(f"no {plugin_name} file {path!r} in run {run!r}")
-    try:
-        return storage.read_bytes(storage.join(index.run_dir(run), *path.split("/")))
-    except StorageError as exc:
-        raise NotFoundError(f"{plugin_name} file {path!r} of run {run!r} cannot be read: {exc}") from exc

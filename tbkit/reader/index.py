@@ -14,16 +14,32 @@ from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 
-from tbkit.errors import InvalidArgumentError
+from tbkit.errors import InvalidArgumentError, NotFoundError, StorageError
 from tbkit.plugins import registry
-from tbkit.provider import DataClass, Keep, PluginFile, Run, Series, SeriesInfo, SeriesProvider
+from tbkit.provider import (
+    FILE_BASED_PLUGINS,
+    DataClass,
+    Keep,
+    PluginFile,
+    Run,
+    Series,
+    SeriesInfo,
+    SeriesProvider,
+)
 from tbkit.reader.discovery import discover_runs
 from tbkit.reader.events import Problem, RunData
 from tbkit.reader.loader import load_file
 from tbkit.reader.series import SeriesData
 from tbkit.record import storage
 
-__all__ = ["LogdirIndex", "LogdirProvider", "name_filter"]
+__all__ = [
+    "LogdirIndex",
+    "LogdirProvider",
+    "list_plugin_files",
+    "name_filter",
+    "profile_traces",
+    "read_plugin_file",
+]
 
 NameSpec = str | re.Pattern[str] | Iterable[str] | None
 
@@ -219,14 +235,10 @@ class LogdirProvider(SeriesProvider):
     def list_plugin_files(
         self, plugin_name: str, *, runs: Iterable[str] | None = None
     ) -> dict[str, list[PluginFile]]:
-        from tbkit.reader import file_frames
-
-        return file_frames.list_plugin_files(self.index, plugin_name, None if runs is None else set(runs))
+        return list_plugin_files(self.index, plugin_name, None if runs is None else set(runs))
 
     def read_plugin_file(self, plugin_name: str, *, run: str, path: str) -> bytes:
-        from tbkit.reader import file_frames
-
-        return file_frames.read_plugin_file(self.index, plugin_name, run, path)
+        return read_plugin_file(self.index, plugin_name, run, path)
 
     def _chosen(
         self, data_class: DataClass | None, plugin_name: str | None, keep: Keep | None = None
@@ -281,3 +293,47 @@ class LogdirProvider(SeriesProvider):
                     )
                 )
         return out
+
+
+# -- the files of the file-based kinds (projector, profile): listed and read for the provider
+
+
+def profile_traces(index: LogdirIndex) -> list[dict[str, str]]:
+    """The profiler's trace files of the runs ``index`` reads (run, session, worker, path, relative)."""
+    dec = registry.decoder("profile")
+    return [t for t in dec.find_traces(index.logdir) if index.wants_run(t["run"])]
+
+
+def list_plugin_files(
+    index: LogdirIndex, plugin_name: str, runs: set[str] | None = None
+) -> dict[str, list[PluginFile]]:
+    """``{run: [files]}`` of a file-based plugin, paths relative to the run directory."""
+    if plugin_name not in FILE_BASED_PLUGINS:
+        return {}
+    out: dict[str, list[PluginFile]] = {}
+    if plugin_name == "projector":
+        dec = registry.decoder("projector")
+        found = [(run, rel) for run in index.file_runs() for rel in dec.list_files(index.run_dir(run))[0]]
+    else:
+        found = [(t["run"], t["relative"]) for t in profile_traces(index)]
+    for run, relative in found:
+        if runs is not None and run not in runs:
+            continue
+        path = storage.join(index.run_dir(run), *relative.split("/"))
+        try:
+            size = storage.size(path)
+        except StorageError:
+            continue
+        out.setdefault(run, []).append(PluginFile(run, relative, size))
+    return out
+
+
+def read_plugin_file(index: LogdirIndex, plugin_name: str, run: str, path: str) -> bytes:
+    """The bytes of a file :func:`list_plugin_files` lists; NotFoundError for any other path."""
+    listed = list_plugin_files(index, plugin_name, {run}).get(run, [])
+    if path not in {f.path for f in listed}:
+        raise NotFoundError(f"no {plugin_name} file {path!r} in run {run!r}")
+    try:
+        return storage.read_bytes(storage.join(index.run_dir(run), *path.split("/")))
+    except StorageError as exc:
+        raise NotFoundError(f"{plugin_name} file {path!r} of run {run!r} cannot be read: {exc}") from exc
