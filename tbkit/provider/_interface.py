@@ -1,10 +1,11 @@
 """The abstract :class:`DataProvider`: the one door between stored data and its consumers.
 
 TensorBoard's method set, with the plugin name as the one positional argument and
-everything else keyword-only, plus what tbkit's consumers need beyond it: scalar extremes,
-hparams queries and the files of file-based plugins. Everything beyond TensorBoard's set
-has a default built on the abstract methods, so a provider implementing those alone works
-with every consumer.
+everything else keyword-only, plus what tbkit's consumers need beyond it: a column read of
+scalars (:meth:`~DataProvider.read_scalar_columns`), per-series listings
+(:meth:`~DataProvider.series_info`), scalar extremes, hparams queries and the files of
+file-based plugins. Everything beyond TensorBoard's set has a default built on the abstract
+methods, so a provider implementing those alone works with every consumer.
 
 Imports only the provider's value types and :mod:`tbkit.errors`, at any depth: the hparams
 queries are computed by the hparams kind, which installs them here when it is imported
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Collection, Iterable, Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -31,11 +32,15 @@ from tbkit.provider._sampling import extremes
 from tbkit.provider._types import (
     BlobSequenceDatum,
     BlobSequenceTimeSeries,
+    DataClass,
+    Keep,
     PluginFile,
     Run,
     RunTagFilter,
+    ScalarColumns,
     ScalarDatum,
     ScalarTimeSeries,
+    SeriesInfo,
     TensorDatum,
     TensorTimeSeries,
 )
@@ -144,6 +149,55 @@ class DataProvider(abc.ABC):
             for run, tags in full.items()
         }
 
+    def read_scalar_columns(
+        self, plugin_name: str, *, keep: Keep | None = None
+    ) -> dict[str, dict[str, ScalarColumns]]:
+        """Every non-empty scalar series ``keep(run, tag)`` accepts, at full resolution, as columns.
+
+        Each series is ``(steps, wall_times, values)``: int64, float64 and float64 arrays in
+        the order written (what the scalar charts and downloads compute on). The default
+        lists the series, then reads those kept through :meth:`read_scalars`; a provider
+        holding NumPy series answers without building a point object each.
+
+        Example:
+            >>> from tbkit.provider import InMemoryProvider
+            >>> provider = InMemoryProvider({"r": {"t": {"points": [(0, 0.0, 3.0), (1, 1.0, -1.0)]}}})
+            >>> provider.read_scalar_columns("scalars")["r"]["t"][2].tolist()
+            [3.0, -1.0]
+        """
+        filt = _kept(self.list_scalars(plugin_name), keep)
+        out: dict[str, dict[str, ScalarColumns]] = {}
+        for run, tags in self.read_scalars(plugin_name, run_tag_filter=filt).items():
+            for tag, points in tags.items():
+                if points and (keep is None or keep(run, tag)):
+                    out.setdefault(run, {})[tag] = (
+                        np.array([p.step for p in points], dtype=np.int64),
+                        np.array([p.wall_time for p in points], dtype=np.float64),
+                        np.array([p.value for p in points], dtype=np.float64),
+                    )
+        return out
+
+    def series_info(
+        self, data_class: DataClass | None = None, *, plugin_name: str | None = None, keep: Keep | None = None
+    ) -> list[SeriesInfo]:
+        """A :class:`~tbkit.provider.SeriesInfo` (count, extent, last point) per non-empty series.
+
+        Only series of ``data_class`` and ``plugin_name`` (None: all) that ``keep(run, tag)``
+        accepts (the default: sorted by run, then tag). The default reads the series' points
+        through the ``read_*`` methods (a blob sequence's last value is its blobs' bytes); a
+        provider that knows counts and last points without reading them should override it.
+
+        Example:
+            >>> from tbkit.provider import InMemoryProvider
+            >>> provider = InMemoryProvider({"r": {"t": {"points": [(0, 0.0, 3.0), (1, 1.0, -1.0)]}}})
+            >>> [(i.count, i.last) for i in provider.series_info(DataClass.SCALAR)]
+            [(2, (1, 1.0, -1.0))]
+        """
+        plugins = self.list_plugins() if plugin_name is None else [plugin_name]
+        classes = list(DataClass) if data_class is None else [data_class]
+        out = [info for plugin in plugins for cls in classes for info in _infos(self, cls, plugin, keep)]
+        return sorted(out, key=lambda info: (info.run, info.tag))
+
     # -- hparams: computed by the hparams kind over the series ---------------------------------
 
     def list_hyperparameters(self, *, limit: int | None = None) -> HParamsExperiment:
@@ -242,3 +296,48 @@ def set_hparams_queries(queries: HParamsQueries | None) -> None:
     """
     global _hparams_queries
     _hparams_queries = queries
+
+
+def _kept(listing: dict[str, dict[str, Any]], keep: Keep | None) -> RunTagFilter | None:
+    """A filter covering the listed series ``keep`` accepts (None: keep is None, all of them)."""
+    if keep is None:
+        return None
+    pairs = [(run, tag) for run, tags in listing.items() for tag in tags if keep(run, tag)]
+    return RunTagFilter(runs={r for r, _ in pairs}, tags={t for _, t in pairs})
+
+
+def _infos(provider: DataProvider, data_class: DataClass, plugin: str, keep: Keep | None) -> list[SeriesInfo]:
+    """:meth:`DataProvider.series_info` of one data class and plugin, over the read methods."""
+    wanted = (lambda run, tag: True) if keep is None else keep
+    listing: dict[str, dict[str, Any]]
+    found: list[tuple[str, str, list[tuple[int, float]], Any, int]] = []  # run, tag, times, last, longest
+    if data_class is DataClass.SCALAR:
+        listing = provider.list_scalars(plugin)
+        for run, tags in provider.read_scalars(plugin, run_tag_filter=_kept(listing, keep)).items():
+            for tag, scalars in tags.items():
+                if scalars and wanted(run, tag):
+                    found.append((run, tag, [(p.step, p.wall_time) for p in scalars], scalars[-1].value, 0))
+    elif data_class is DataClass.TENSOR:
+        listing = provider.list_tensors(plugin)
+        for run, tensor_tags in provider.read_tensors(plugin, run_tag_filter=_kept(listing, keep)).items():
+            for tag, tensors in tensor_tags.items():
+                if tensors and wanted(run, tag):
+                    found.append((run, tag, [(p.step, p.wall_time) for p in tensors], tensors[-1].numpy, 0))
+    else:
+        listing = provider.list_blob_sequences(plugin)
+        read = provider.read_blob_sequences(plugin, run_tag_filter=_kept(listing, keep))
+        for run, blob_tags in read.items():
+            for tag, sequences in blob_tags.items():
+                if sequences and wanted(run, tag):
+                    last = [provider.read_blob(ref.blob_key) for ref in sequences[-1].values]
+                    longest = max(len(p.values) for p in sequences)
+                    found.append((run, tag, [(p.step, p.wall_time) for p in sequences], last, longest))
+    out = []
+    for run, tag, times, value, longest in found:
+        meta = listing.get(run, {}).get(tag)
+        texts = (meta.plugin_content, meta.display_name, meta.description) if meta else (b"", "", "")
+        out.append(SeriesInfo(
+            run, tag, plugin, data_class, len(times), max(step for step, _ in times),
+            max(wall for _, wall in times), (*times[-1], value), longest, *texts,
+        ))  # fmt: skip
+    return out

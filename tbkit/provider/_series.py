@@ -26,6 +26,7 @@ from tbkit.provider._types import (
     DataClass,
     Keep,
     RunTagFilter,
+    ScalarColumns,
     ScalarDatum,
     ScalarTimeSeries,
     Series,
@@ -127,6 +128,17 @@ class SeriesProvider(DataProvider):
             (s.run, s.tag, ScalarDatum(s.last[0], s.last[1], float(s.last[2])))
             for s in self._infos(DataClass.SCALAR, plugin_name, run_tag_filter)
         )
+
+    def read_scalar_columns(
+        self, plugin_name: str, *, keep: Keep | None = None
+    ) -> dict[str, dict[str, ScalarColumns]]:
+        out: dict[str, dict[str, ScalarColumns]] = {}
+        for s in self.series(DataClass.SCALAR, plugin_name, keep):
+            if len(s.steps):
+                values = np.asarray(s.values, dtype=np.float64)
+                columns = (np.asarray(s.steps, dtype=np.int64), np.asarray(s.wall_times), values)
+                out.setdefault(s.run, {})[s.tag] = columns
+        return out
 
     def read_scalar_extremes(
         self, plugin_name: str, *, run_tag_filter: RunTagFilter | None = None

@@ -160,6 +160,9 @@ class PluginFile:
 
 Keep = Callable[[str, str], bool]  # (run, tag) -> whether a series is wanted
 
+ScalarColumns = tuple[np.ndarray, np.ndarray, np.ndarray]
+"""One scalar series at full resolution: steps (int64), wall times and values (float64)."""
+
 
 @dataclass(frozen=True, eq=False)
 class Series:

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 import tbkit.provider
-from tbkit.provider import DataProvider, InMemoryProvider, SeriesProvider
+from tbkit.provider import DataClass, DataProvider, InMemoryProvider, SeriesProvider
 
 
 class Plain(DataProvider):
@@ -70,6 +70,42 @@ def test_every_method_has_at_most_one_positional_argument():
         params = list(inspect.signature(fn).parameters.values())[1:]
         positional = [p for p in params if p.kind is not inspect.Parameter.KEYWORD_ONLY]
         assert len(positional) <= 1, name
+
+
+def test_scalar_columns_default_equals_the_series_path():
+    fast, plain = InMemoryProvider(DATA), Plain(InMemoryProvider(DATA))
+    for keep in [None, lambda run, tag: tag == "loss", lambda run, tag: False]:
+        a = fast.read_scalar_columns("scalars", keep=keep)
+        b = plain.read_scalar_columns("scalars", keep=keep)
+        assert {r: list(t) for r, t in a.items()} == {r: list(t) for r, t in b.items()}
+        for run in a:
+            for tag in a[run]:
+                for x, y in zip(a[run][tag], b[run][tag], strict=True):
+                    assert x.dtype == y.dtype
+                    np.testing.assert_array_equal(x, y)
+    steps, walls, values = fast.read_scalar_columns("scalars")["a"]["loss"]
+    assert steps.tolist() == [0, 2, 1] and walls.tolist() == [1.0, 2.0, 3.0]  # in the order written
+    assert values[0] == 3.0 and math.isnan(values[1]) and values[2] == -1.0
+    assert "none" not in fast.read_scalar_columns("scalars")["a"]  # empty series are left out
+
+
+def test_series_info_default_equals_the_series_path():
+    fast, plain = InMemoryProvider(DATA), Plain(InMemoryProvider(DATA))
+
+    def comparable(infos: list[Any]) -> list[Any]:
+        return [(i.run, i.tag, i.plugin_name, i.data_class, i.count, i.max_step, i.max_wall_time,
+                 repr(i.last), i.max_length, i.plugin_content, i.display_name, i.description)
+                for i in infos]  # fmt: skip
+
+    keep = lambda run, tag: run == "a"  # noqa: E731
+    for data_class in [None, *DataClass]:
+        for kwargs in [{}, {"plugin_name": "scalars"}, {"plugin_name": "images", "keep": keep}]:
+            ours, default = fast.series_info(data_class, **kwargs), plain.series_info(data_class, **kwargs)
+            assert comparable(default) == comparable(ours), (data_class, kwargs)
+    (loss,) = plain.series_info(DataClass.SCALAR, keep=lambda run, tag: (run, tag) == ("a", "loss"))
+    assert (loss.count, loss.max_step, loss.last, loss.display_name) == (3, 2, (1, 3.0, -1.0), "Loss")
+    (img,) = plain.series_info(DataClass.BLOB_SEQUENCE)
+    assert (img.max_length, img.last[2]) == (3, [b"x"])
 
 
 def test_hparams_queries_reach_the_kind_over_any_provider():

@@ -47,3 +47,50 @@ def test_read_scalar_extremes_are_over_every_finite_point(tmp_path):
     assert found == {"run": {"loss": (-3.0, 9.0, 5000), "bad": (None, None, 1)}}
     # The base class' default (over read_scalars) agrees with the SeriesProvider's numpy path.
     assert DataProvider.read_scalar_extremes(provider, "scalars") == provider.read_scalar_extremes("scalars")
+
+
+def _same_columns(a, b):
+    assert list(a) == list(b)
+    for run in a:
+        assert list(a[run]) == list(b[run])
+        for tag in a[run]:
+            for x, y in zip(a[run][tag], b[run][tag], strict=True):
+                assert x.dtype == y.dtype
+                np.testing.assert_array_equal(x, y)
+
+
+def test_scalar_columns_and_series_info_agree_with_the_defaults(tmp_path):
+    with tbkit.SummaryWriter(str(tmp_path / "a")) as w:
+        for s in range(50):
+            w.add_scalar("loss", float("nan") if s == 7 else 1.0 / (s + 1), s)
+            w.add_scalar("acc", s / 50.0, s)
+        w.add_histogram("w", np.arange(10.0), 1)
+        w.add_image("im", np.zeros((3, 4, 4), dtype=np.uint8), 1)
+    with tbkit.SummaryWriter(str(tmp_path / "b")) as w:
+        w.add_scalar("loss", 2.0, 3)
+    provider = tbkit.read(str(tmp_path)).provider
+    keep = lambda run, tag: tag == "loss"  # noqa: E731
+    fast = provider.read_scalar_columns("scalars", keep=keep)
+    assert sorted((r, t) for r in fast for t in fast[r]) == [("a", "loss"), ("b", "loss")]
+    assert fast["a"]["loss"][0].dtype == np.int64 and len(fast["a"]["loss"][2]) == 50
+    _same_columns(fast, DataProvider.read_scalar_columns(provider, "scalars", keep=keep))
+    every = provider.read_scalar_columns("scalars")
+    _same_columns(every, DataProvider.read_scalar_columns(provider, "scalars"))
+
+    def comparable(infos):
+        return [
+            (i.run, i.tag, i.plugin_name, i.data_class, i.count, i.max_step, i.max_wall_time,
+             i.last[:2], i.max_length, i.plugin_content, i.display_name, i.description)
+            for i in sorted(infos, key=lambda i: (i.run, i.tag))
+        ]  # fmt: skip
+
+    for kwargs in [{}, {"plugin_name": "scalars", "keep": keep}, {"plugin_name": "images"}]:
+        for data_class in [None, *DataClass]:
+            ours = provider.series_info(data_class, **kwargs)
+            default = DataProvider.series_info(provider, data_class, **kwargs)
+            assert comparable(ours) == comparable(default), (data_class, kwargs)
+    (image,) = DataProvider.series_info(provider, DataClass.BLOB_SEQUENCE)
+    assert image.max_length == 3 and image.last[2][2][:4] == b"\x89PNG"
+    only_b = lambda run, tag: run == "b"  # noqa: E731
+    (loss,) = DataProvider.series_info(provider, DataClass.SCALAR, plugin_name="scalars", keep=only_b)
+    assert loss.last == (3, loss.max_wall_time, 2.0)

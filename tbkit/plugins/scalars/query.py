@@ -2,8 +2,8 @@
 
 * :func:`smooth`: TensorBoard's debiased exponential moving average, vectorised;
 * :func:`minmax_indices`: bucketed min/max downsampling that keeps spikes, first and last;
-* :func:`scalar_columns`: one tag's full-resolution columns for several runs, straight from
-  the provider's NumPy series when it has them;
+* :func:`scalar_columns`: one tag's full-resolution columns for several runs (the
+  provider's ``read_scalar_columns``);
 * :func:`series_payload`: the JSON answer for one series;
 * :func:`to_csv`, :func:`to_json_rows`, :func:`zip_of_csv`: the downloads.
 
@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from tbkit.provider import DataClass, DataProvider, RunTagFilter, SeriesProvider
+from tbkit.provider import DataProvider, ScalarColumns
 
 __all__ = [
     "Columns",
@@ -40,7 +40,7 @@ __all__ = [
     "zip_of_csv",
 ]
 
-Columns = tuple[np.ndarray, np.ndarray, np.ndarray]  # steps (int64), wall times, values (float64)
+Columns = ScalarColumns  # steps (int64), wall times, values (float64)
 
 _LOG_TINY = math.log(1e-100)  # w**k stays above this inside one block: no overflow in w**-k
 
@@ -138,28 +138,10 @@ def all_scalar_columns(
 ) -> dict[tuple[str, str], Columns]:
     """``{(run, tag): columns}`` at full resolution for every series ``keep(run, tag)`` accepts.
 
-    Reads the provider's NumPy series directly when it is a
-    :class:`~tbkit.provider.SeriesProvider`, else goes through ``read_scalars``.
+    The provider's :meth:`~tbkit.provider.DataProvider.read_scalar_columns`, keyed by pairs.
     """
-    out: dict[tuple[str, str], Columns] = {}
-    if isinstance(provider, SeriesProvider):
-        for s in provider.series(DataClass.SCALAR, plugin_name, keep):
-            if len(s.steps):
-                values = np.asarray(s.values, dtype=np.float64)
-                out[s.run, s.tag] = (np.asarray(s.steps, dtype=np.int64), np.asarray(s.wall_times), values)
-        return out
-    listing = provider.list_scalars(plugin_name)
-    pairs = [(run, tag) for run, tags in listing.items() for tag in tags if keep(run, tag)]
-    filt = RunTagFilter(runs={r for r, _ in pairs}, tags={t for _, t in pairs})
-    for run, tags in provider.read_scalars(plugin_name, run_tag_filter=filt).items():
-        for tag, points in tags.items():
-            if points and keep(run, tag):
-                out[run, tag] = (
-                    np.array([p.step for p in points], dtype=np.int64),
-                    np.array([p.wall_time for p in points], dtype=np.float64),
-                    np.array([p.value for p in points], dtype=np.float64),
-                )
-    return out
+    found = provider.read_scalar_columns(plugin_name, keep=keep)
+    return {(run, tag): columns for run, tags in found.items() for tag, columns in tags.items()}
 
 
 def _nullable(values: np.ndarray) -> list[float | None]:

@@ -16,7 +16,7 @@ from tbkit.plugins.scalars import query
 from tbkit.plugins.scalars.metadata import PLUGIN_NAME
 from tbkit.plugins.scalars.params import MAX_POINTS, chart_options
 from tbkit.plugins.scalars.payloads import PayloadCache, version_of, version_of_columns
-from tbkit.provider import DataClass, SeriesInfo, SeriesProvider
+from tbkit.provider import DataClass, SeriesInfo
 
 __all__ = ["MAX_POINTS", "TABS", "blueprint"]  # MAX_POINTS: see tbkit.plugins.scalars.params
 
@@ -76,14 +76,11 @@ def _cache() -> PayloadCache:
     return current_app.extensions.setdefault(_PAYLOADS, PayloadCache())
 
 
-def _scalar_infos(tag: str, runs: list[str] | None) -> list[SeriesInfo] | None:
-    """The infos of ``tag``'s series in ``runs``, when the provider lists them cheaply; else None."""
-    provider = _web.provider()
-    if not isinstance(provider, SeriesProvider):
-        return None
+def _scalar_infos(tag: str, runs: list[str] | None) -> list[SeriesInfo]:
+    """The infos (point count, last point) of ``tag``'s series in ``runs``."""
     wanted = None if runs is None else set(runs)
     keep = lambda r, t: t == tag and (wanted is None or r in wanted)  # noqa: E731
-    return provider.series_info(DataClass.SCALAR, PLUGIN_NAME, keep)
+    return _web.provider().series_info(DataClass.SCALAR, plugin_name=PLUGIN_NAME, keep=keep)
 
 
 def _cached_parts(tag: str, runs: list[str] | None, params: tuple[object, ...]) -> dict[str, bytes]:
@@ -91,7 +88,7 @@ def _cached_parts(tag: str, runs: list[str] | None, params: tuple[object, ...]) 
     infos = _scalar_infos(tag, runs)
     cache = _cache()
     parts = {}
-    for info in infos or ():
+    for info in infos:
         found = cache.get(PayloadCache.key(info.run, tag, params), version_of(info.count, *info.last))
         if found is not None:
             parts[info.run] = found
@@ -104,7 +101,7 @@ def _unanswered(tag: str, runs: list[str] | None, parts: dict[str, bytes]) -> li
         return runs
     if runs is not None:
         return [r for r in runs if r not in parts]
-    infos = _scalar_infos(tag, None) or []
+    infos = _scalar_infos(tag, None)
     return [i.run for i in infos if i.run not in parts]
 
 
