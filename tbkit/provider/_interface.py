@@ -3,8 +3,9 @@
 TensorBoard's method set, with the plugin name as the one positional argument and
 everything else keyword-only, plus what tbkit's consumers need beyond it: a column read of
 scalars (:meth:`~DataProvider.read_scalar_columns`), per-series listings
-(:meth:`~DataProvider.series_info`), scalar extremes, hparams queries and the files of
-file-based plugins. Everything beyond TensorBoard's set has a default built on the abstract
+(:meth:`~DataProvider.series_info`), scalar extremes, hparams queries, the files of
+file-based plugins, and :meth:`~DataProvider.reload` / :attr:`~DataProvider.generation`
+for live data. Everything beyond TensorBoard's set has a default built on the abstract
 methods, so a provider implementing those alone works with every consumer.
 
 Imports only the provider's value types and :mod:`tbkit.errors`, at any depth: the hparams
@@ -15,7 +16,7 @@ queries are computed by the hparams kind, which installs them here when it is im
 from __future__ import annotations
 
 import abc
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any, Protocol
 
 import numpy as np
@@ -69,6 +70,27 @@ class DataProvider(abc.ABC):
         """
         location = self.data_location()
         return [("", location)] if location else []
+
+    # -- live data ---------------------------------------------------------------------------
+
+    @property
+    def generation(self) -> int:
+        """A number that changes whenever the data changed (the default, 0: data that never change)."""
+        return 0
+
+    def reload(self, progress: Callable[[], None] | None = None) -> int:
+        """Read what is new at the data's source; returns :attr:`generation` afterwards.
+
+        ``progress``, if given, may be called whenever something changed during a long
+        reload (so that clients see runs appear while a first load goes on). The default,
+        for providers whose data never change, does nothing.
+
+        Example:
+            >>> from tbkit.provider import InMemoryProvider
+            >>> InMemoryProvider({}).reload()
+            0
+        """
+        return self.generation
 
     # -- TensorBoard's method set ------------------------------------------------------------
 

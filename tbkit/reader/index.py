@@ -229,6 +229,15 @@ class LogdirProvider(SeriesProvider):
     def data_location(self) -> str:
         return self.index.logdir
 
+    @property
+    def generation(self) -> int:
+        """The index's data generation (see :attr:`LogdirIndex.generation`)."""
+        return self.index.generation
+
+    def reload(self, progress: Callable[[], None] | None = None) -> int:
+        """Read the logdir's new bytes in one go (:meth:`LogdirIndex.reload`); ``progress`` is not called."""
+        return self.index.reload()
+
     def list_runs(self) -> list[Run]:
         return [Run(r.name, r.name, r.start_time) for r in self.index.runs()]
 

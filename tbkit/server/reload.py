@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from tbkit.errors import InvalidArgumentError
+from tbkit.provider import DataProvider
 
 __all__ = ["ReloadState", "Reloader"]
 
@@ -59,24 +59,13 @@ class ReloadState:
             return {"generation": self.generation, "last_reload": self.last_reload, "loading": self.loading}
 
 
-def _generation(provider: Any) -> int:
-    if hasattr(provider, "generation"):
-        return int(provider.generation)
-    return int(provider.index.generation)
-
-
-def reload_provider(provider: Any, state: ReloadState | None = None) -> int:
-    """Reload ``provider`` once (a provider with ``reload(progress)``, or one over an ``index``).
+def reload_provider(provider: DataProvider, state: ReloadState | None = None) -> int:
+    """Reload ``provider`` once (:meth:`~tbkit.provider.DataProvider.reload`).
 
     Returns the provider's data generation, also noted in ``state``.
     """
-    if hasattr(provider, "reload"):
-        progress = None if state is None else (lambda: state.observe(_generation(provider)))
-        generation = int(provider.reload(progress=progress))
-    elif hasattr(provider, "index"):
-        generation = int(provider.index.reload())
-    else:
-        raise InvalidArgumentError(f"{type(provider).__name__} cannot be reloaded")
+    progress = None if state is None else (lambda: state.observe(int(provider.generation)))
+    generation = int(provider.reload(progress=progress))
     if state is not None:
         state.finished(generation)
     return generation
@@ -96,7 +85,7 @@ class Reloader:
     """
 
     def __init__(
-        self, provider: Any, state: ReloadState, on_first_load: Callable[[], None] | None = None
+        self, provider: DataProvider, state: ReloadState, on_first_load: Callable[[], None] | None = None
     ) -> None:
         self.provider = provider
         self.state = state

@@ -108,6 +108,12 @@ def test_series_info_default_equals_the_series_path():
     assert (img.max_length, img.last[2]) == (3, [b"x"])
 
 
+def test_providers_whose_data_never_change_reload_as_a_no_op():
+    plain = Plain(InMemoryProvider(DATA))
+    calls: list[int] = []
+    assert plain.generation == 0 and plain.reload(lambda: calls.append(1)) == 0 and calls == []
+
+
 def test_hparams_queries_reach_the_kind_over_any_provider():
     empty = Plain(InMemoryProvider({}))
     assert empty.list_hyperparameters().hyperparameters == () and empty.read_hyperparameters() == []

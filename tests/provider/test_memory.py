@@ -37,3 +37,9 @@ def test_in_memory_provider_kinds_and_blobs():
     with pytest.raises(NotFoundError):
         provider.read_blob("nonsense")
     assert provider.read_scalars("scalars", run_tag_filter=RunTagFilter(tags=["nope"])) == {}
+
+
+def test_in_memory_data_never_change():
+    provider = InMemoryProvider({"r": {"t": {"points": [(0, 0.0, 1.0)]}}})
+    assert provider.generation == 0
+    assert provider.reload(progress=lambda: None) == 0 and provider.generation == 0

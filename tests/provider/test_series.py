@@ -94,3 +94,17 @@ def test_scalar_columns_and_series_info_agree_with_the_defaults(tmp_path):
     only_b = lambda run, tag: run == "b"  # noqa: E731
     (loss,) = DataProvider.series_info(provider, DataClass.SCALAR, plugin_name="scalars", keep=only_b)
     assert loss.last == (3, loss.max_wall_time, 2.0)
+
+
+def test_logdir_provider_reloads_through_the_interface(tmp_path):
+    with tbkit.SummaryWriter(str(tmp_path / "run")) as w:
+        w.add_scalar("loss", 1.0, 0)
+    provider = tbkit.read(str(tmp_path)).provider
+    assert provider.read_scalars("scalars")["run"]["loss"][-1].step == 0
+    before = provider.generation
+    with tbkit.SummaryWriter(str(tmp_path / "run")) as w:
+        w.add_scalar("loss", 2.0, 1)
+    after = provider.reload()
+    assert after == provider.generation != before
+    assert provider.read_scalars("scalars")["run"]["loss"][-1].step == 1
+    assert provider.reload() == after  # nothing new
