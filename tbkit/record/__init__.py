@@ -1,1 +1,4 @@
-"""The record layer: TFRecord framing, masked CRC-32C and storage, shared by writer and reader."""
+"""The record layer, shared by writer and reader.
+
+TFRecord framing, masked CRC-32C, the hand-written protobuf wire format (``wire``) and storage.
+"""
