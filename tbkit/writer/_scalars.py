@@ -1,6 +1,7 @@
 """Batch encoding of scalar events with NumPy: the writer thread's hot path.
 
-A scalar event is ``Event{1: wall_time, 2: step, 5: Summary}`` where the summary bytes are a
+A scalar event is ``Event{1: wall_time, 2: step, 5: Summary}``, both head fields always
+present (:func:`tbkit.record.wire.fixed_event_head`), where the summary bytes are a
 fixed per-tag template around the value's 4 bytes (a TF1 ``simple_value``, as torch writes
 ``add_scalar`` by default). So every record of one tag whose
 step has a given varint length is one fixed framed template: a batch is built by joining
@@ -13,23 +14,12 @@ from __future__ import annotations
 import numpy as np
 
 from tbkit.plugins.scalars.summary import simple_scalar_template
-from tbkit.record import framing
+from tbkit.record import framing, wire
 from tbkit.record.crc import crc32c, patched_crcs
 
-_VARINT_LIMITS = np.array([1 << (7 * k) for k in range(1, 10)], dtype=np.uint64)
-_MAX_VARINT = 10
-_COLUMNS = 22  # wall time 8, step varint 10, value 4
-_R10 = np.arange(10)
-_SHIFTS = (7 * _R10).astype(np.uint64)
-
-
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while n > 0x7F:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
+_MAX_VARINT = wire.MAX_VARINT_SIZE
+_STEP_END = 8 + _MAX_VARINT  # columns: wall time 8, step varint 10, value 4
+_COLUMNS = _STEP_END + 4
 
 
 class ScalarBatchEncoder:
@@ -69,15 +59,17 @@ class ScalarBatchEncoder:
     def _template(self, key: int) -> None:
         prefix, suffix = self._summaries[key // _MAX_VARINT]
         vlen = key % _MAX_VARINT + 1
-        summary_field = b"\x2a" + _varint(len(prefix) + 4 + len(suffix))
-        head = b"\x09" + bytes(8) + b"\x10" + bytes(vlen) + summary_field + prefix
+        summary_field = wire.field_head(wire.EVENT_SUMMARY, len(prefix) + 4 + len(suffix))
+        head = wire.fixed_event_head(vlen) + summary_field + prefix
         data = head + bytes(4) + suffix
         self._records[key] = framing.encode_record(data)
         self._sizes[key] = len(self._records[key])
         self._crcs[key] = crc32c(data)
         self._value_at[key] = len(head)
-        places = [*range(1, 9), *range(10, 10 + vlen), *range(len(head), len(head) + 4)]
-        columns = [*range(8), *range(8, 8 + vlen), *range(18, 22)]
+        wall_at, step_at = wire.FIXED_WALL_TIME_AT, wire.FIXED_STEP_AT
+        places = [*range(wall_at, wall_at + 8), *range(step_at, step_at + vlen)]
+        places += range(len(head), len(head) + 4)
+        columns = [*range(8), *range(8, 8 + vlen), *range(_STEP_END, _COLUMNS)]
         self._distances[key, columns] = len(data) - np.array(places)
 
     def _template_ids(self, tags: tuple[str, ...]) -> np.ndarray:
@@ -97,7 +89,7 @@ class ScalarBatchEncoder:
         tags, values, steps, wall_times = zip(*items, strict=True)
         ids = self._template_ids(tags)
         step_u = np.array(steps, dtype=np.int64).view(np.uint64)
-        vlen = 1 + np.searchsorted(_VARINT_LIMITS, step_u, side="right")
+        vlen = wire.varint_sizes(step_u)
         keys = ids * _MAX_VARINT + vlen - 1
         for key in np.unique(keys).tolist():
             if self._records[key] is None:
@@ -105,14 +97,10 @@ class ScalarBatchEncoder:
         # The varying bytes of every record: wall time (8), step varint (up to 10), value (4);
         # only the varint columns some step in this batch needs are kept.
         width = int(vlen.max())
-        used = np.r_[0 : 8 + width, 18:_COLUMNS]
+        used = np.r_[0 : 8 + width, _STEP_END:_COLUMNS]
         columns = np.empty((n, 12 + width), dtype=np.uint8)
         columns[:, :8] = np.array(wall_times, dtype="<f8").view(np.uint8).reshape(n, 8)
-        groups = (step_u[:, None] >> _SHIFTS[:width]) & np.uint64(0x7F)
-        if width > 1:
-            groups[(vlen - 1)[:, None] > _R10[:width]] |= np.uint64(0x80)
-            groups[vlen[:, None] <= _R10[:width]] = 0
-        columns[:, 8 : 8 + width] = groups
+        wire.put_varints(step_u, vlen, columns[:, 8 : 8 + width])
         with np.errstate(over="ignore"):  # beyond float32's range is ±inf, as in a float32 cast
             columns[:, 8 + width :] = (
                 np.array(values, dtype=np.float64).astype("<f4").view(np.uint8).reshape(n, 4)
