@@ -1,6 +1,7 @@
 """The scalar hot path: step, wall time, tag and value of many scalar events at once.
 
-Most records of a training log are one scalar each, in one of a few byte layouts:
+Most records of a training log are one scalar each, in one of a few byte layouts (their
+bytes come from :mod:`tbkit.record.wire`):
 
     Event  = 09 <wall_time f64> 10 <step varint> 2a <len> Summary
     Summary= 0a <len> Value
@@ -23,6 +24,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from tbkit.proto.types_pb2 import DT_DOUBLE, DT_FLOAT
+from tbkit.record import wire
+
 __all__ = ["FastScalars", "extract"]
 
 SIMPLE_VALUE = 0
@@ -30,10 +34,10 @@ TENSOR_FLOAT = 1  # a rank-0 tensor (float32 or float64): its series' metadata d
 
 # (tail length, 8-byte pattern as little-endian uint64, value dtype, kind)
 _TAILS = [
-    (12, bytes.fromhex("420a080112002204"), "<f4", TENSOR_FLOAT),
-    (12, bytes.fromhex("420a080112002a04"), "<f4", TENSOR_FLOAT),
-    (16, bytes.fromhex("420e080212002208"), "<f8", TENSOR_FLOAT),
-    (16, bytes.fromhex("420e080212003208"), "<f8", TENSOR_FLOAT),
+    (12, wire.rank0_tensor_prefix(DT_FLOAT, wire.TENSOR_CONTENT), "<f4", TENSOR_FLOAT),
+    (12, wire.rank0_tensor_prefix(DT_FLOAT, wire.TENSOR_FLOAT_VAL), "<f4", TENSOR_FLOAT),
+    (16, wire.rank0_tensor_prefix(DT_DOUBLE, wire.TENSOR_CONTENT), "<f8", TENSOR_FLOAT),
+    (16, wire.rank0_tensor_prefix(DT_DOUBLE, wire.TENSOR_DOUBLE_VAL), "<f8", TENSOR_FLOAT),
 ]
 _TABLE_BITS = 12  # slots of the table that groups a window's tags
 
@@ -62,22 +66,6 @@ class FastScalars(NamedTuple):
 
 def _view(buf: bytes, dtype: str, size: int) -> np.ndarray:
     return np.ndarray((max(len(buf) - size + 1, 0),), dtype=dtype, buffer=buf, offset=0, strides=(1,))
-
-
-def _varint(u8: np.ndarray, pos: np.ndarray, limit: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Decode varints at ``pos``: (value as uint64, byte count, well-formed flag)."""
-    n = len(u8)
-    value = np.zeros(len(pos), dtype=np.uint64)
-    count = np.zeros(len(pos), dtype=np.int64)
-    more = np.ones(len(pos), dtype=bool)
-    for i in range(limit):
-        if not more.any():
-            break
-        byte = u8[np.minimum(pos + i, n - 1)].astype(np.uint64)
-        value |= np.where(more, (byte & np.uint64(0x7F)) << np.uint64(7 * i), np.uint64(0))
-        count += more
-        more &= byte >= 0x80
-    return value, count, ~more
 
 
 def _empty(count: int) -> FastScalars:
@@ -173,22 +161,22 @@ def extract(buf: bytes, starts: np.ndarray, lengths: np.ndarray) -> FastScalars:
     ends = starts + lengths
     ok = (
         (lengths >= 23)  # the smallest layout: a 1-byte tag and a simple_value
-        & (u8[np.minimum(starts, n - 1)] == 0x09)
-        & (u8[np.minimum(starts + 9, n - 1)] == 0x10)
+        & (u8[np.minimum(starts, n - 1)] == wire.EVENT_WALL_TIME)
+        & (u8[np.minimum(starts + wire.FIXED_STEP_KEY_AT, n - 1)] == wire.EVENT_STEP)
     )
     idx = np.flatnonzero(ok)
     if not len(idx):
         return _empty(count)
     s, e = starts[idx], ends[idx]
-    steps, k, good = _varint(u8, s + 10, 10)
-    p = s + 10 + k
-    good &= u8[np.minimum(p, n - 1)] == 0x2A
-    slen, k2, g2 = _varint(u8, p + 1, 3)
+    steps, k, good = wire.decode_varints(u8, s + wire.FIXED_STEP_AT, wire.MAX_VARINT_SIZE)
+    p = s + wire.FIXED_STEP_AT + k
+    good &= u8[np.minimum(p, n - 1)] == wire.EVENT_SUMMARY
+    slen, k2, g2 = wire.decode_varints(u8, p + 1, 3)
     q = p + 1 + k2
-    good &= g2 & (q + slen.astype(np.int64) == e) & (u8[np.minimum(q, n - 1)] == 0x0A)
-    vlen, k3, g3 = _varint(u8, q + 1, 3)
+    good &= g2 & (q + slen.astype(np.int64) == e) & (u8[np.minimum(q, n - 1)] == wire.SUMMARY_VALUE)
+    vlen, k3, g3 = wire.decode_varints(u8, q + 1, 3)
     t = q + 1 + k3
-    good &= g3 & (t + vlen.astype(np.int64) == e) & (u8[np.minimum(t, n - 1)] == 0x0A)
+    good &= g3 & (t + vlen.astype(np.int64) == e) & (u8[np.minimum(t, n - 1)] == wire.VALUE_TAG)
     tag_len = u8[np.minimum(t + 1, n - 1)].astype(np.int64)
     good &= tag_len < 0x80
     r = t + 2 + tag_len
@@ -196,7 +184,7 @@ def extract(buf: bytes, starts: np.ndarray, lengths: np.ndarray) -> FastScalars:
     kinds = np.full(len(idx), 255, dtype=np.uint8)
     value_at = np.zeros(len(idx), dtype=np.int64)
     is_f64 = np.zeros(len(idx), dtype=bool)
-    simple = good & (rest == 5) & (u8[np.minimum(r, n - 1)] == 0x15)
+    simple = good & (rest == 5) & (u8[np.minimum(r, n - 1)] == wire.VALUE_SIMPLE_VALUE)
     kinds[simple] = SIMPLE_VALUE
     value_at[simple] = r[simple] + 1
     head8 = _view(buf, "<u8", 8)
@@ -226,6 +214,6 @@ def extract(buf: bytes, starts: np.ndarray, lengths: np.ndarray) -> FastScalars:
         tag_ids,
         kinds[sel],
         steps[sel].view(np.int64),
-        _view(buf, "<f8", 8)[s[sel] + 1].astype(np.float64),
+        _view(buf, "<f8", 8)[s[sel] + wire.FIXED_WALL_TIME_AT].astype(np.float64),
         values,
     )
