@@ -7,13 +7,12 @@ filled in from a template built once. The buckets are those of
 :func:`tbkit.plugins.histograms.summary.equal_width_buckets` (TensorBoard's default).
 Once every tag's metadata is written, a step's events (the histograms, the norms) are
 serialized directly from per-tag byte templates: :meth:`HistogramBatch.event_bytes`,
-:class:`ScalarEvents`.
+:class:`ScalarEvents`, with the wire format of :mod:`tbkit.record.wire`.
 """
 
 from __future__ import annotations
 
 import math
-import struct
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,6 +22,7 @@ from tbkit.plugins.histograms.metadata import DEFAULT_BUCKET_COUNT, create_summa
 from tbkit.plugins.histograms.summary import equal_width_buckets
 from tbkit.plugins.scalars.summary import simple_scalar_template
 from tbkit.proto import summary_pb2, tensor_shape_pb2, types_pb2
+from tbkit.record import wire
 
 
 def segment_buckets(
@@ -146,16 +146,6 @@ class SegmentBucketer:
         return equal_width_buckets(values[start : start + int(self.sizes[i])], self.bucket_count)
 
 
-def _varint(n: int) -> bytes:
-    """Protobuf's varint of a non-negative int."""
-    out = bytearray()
-    while n > 0x7F:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
-
 class HistogramBatch:
     """Builds one ``Summary`` holding a histogram per tag: ``histogram_pb``'s values, faster.
 
@@ -192,7 +182,7 @@ class HistogramBatch:
             filled.tensor.tensor_content = b"\xa5" * content
             data = filled.SerializeToString()
             assert data.endswith(filled.tensor.tensor_content)
-            self._heads.append(b"\x0a" + _varint(len(data)) + data[:-content])
+            self._heads.append(wire.field_head(wire.SUMMARY_VALUE, len(data)) + data[:-content])
         self._first: summary_pb2.Summary | None = summary_pb2.Summary()
         self._first.CopyFrom(self._template)
         for value in self._first.value:
@@ -216,7 +206,7 @@ class HistogramBatch:
         return self._first is None
 
     def event_bytes(self, buckets: np.ndarray, step: int, wall_time: float) -> bytes:
-        """The serialized ``Event`` of ``buckets`` at ``step`` (>= 0), values without metadata.
+        """The serialized ``Event`` of ``buckets`` at ``step``, values without metadata.
 
         The same bytes as ``Event(wall_time=..., step=..., summary=...).SerializeToString()``
         for a summary of these buckets without metadata.
@@ -230,22 +220,14 @@ class HistogramBatch:
             parts.append(head)
             parts.append(content[i * size : (i + 1) * size])
         summary = b"".join(parts)
-        return event_head(step, wall_time) + b"\x2a" + _varint(len(summary)) + summary
-
-
-def event_head(step: int, wall_time: float) -> bytes:
-    """An ``Event``'s serialized wall time and step (``step`` >= 0), as protobuf writes them."""
-    if step < 0:
-        raise ValueError(f"step must be >= 0 here, got {step}")
-    head = b"\x09" + struct.pack("<d", wall_time) if wall_time else b""
-    return head + b"\x10" + _varint(step) if step else head
+        return wire.event_head(step, wall_time) + wire.field_head(wire.EVENT_SUMMARY, len(summary)) + summary
 
 
 class ScalarEvents:
     """Serialized float32 ``simple_value`` events of fixed tags: ``add_scalar``'s bytes.
 
     Example:
-        >>> len(ScalarEvents(["loss"]).events(event_head(1, 0.0), np.array([0.5])))
+        >>> len(ScalarEvents(["loss"]).events(wire.event_head(1, 0.0), np.array([0.5])))
         1
     """
 
@@ -254,10 +236,11 @@ class ScalarEvents:
         self._parts = []
         for tag in self.tags:
             prefix, suffix = simple_scalar_template(tag)
-            self._parts.append((b"\x2a" + _varint(len(prefix) + 4 + len(suffix)) + prefix, suffix))
+            summary_field = wire.field_head(wire.EVENT_SUMMARY, len(prefix) + 4 + len(suffix))
+            self._parts.append((summary_field + prefix, suffix))
 
     def events(self, head: bytes, values: np.ndarray) -> list[bytes]:
-        """One serialized ``Event`` per tag: ``head`` (from :func:`event_head`), then its value."""
+        """One serialized ``Event`` per tag: ``head`` (``wire.event_head(step, wall_time)``), its value."""
         if len(values) != len(self._parts):
             raise ValueError(f"expected {len(self._parts)} values, got {len(values)}")
         with np.errstate(over="ignore"):  # beyond float32's range: ±inf, as add_scalar writes

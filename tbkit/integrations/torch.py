@@ -24,10 +24,10 @@ from typing import Any, Literal
 import numpy as np
 
 from tbkit.errors import MissingDependencyError
-from tbkit.integrations._segments import HistogramBatch, ScalarEvents, SegmentBucketer, event_head
-from tbkit.writer._rank import NullSummaryWriter
+from tbkit.integrations._segments import HistogramBatch, ScalarEvents, SegmentBucketer
+from tbkit.record.wire import event_head
 from tbkit.writer.event_file import EventFileWriter
-from tbkit.writer.summary_writer import SummaryWriter
+from tbkit.writer.summary_writer import NullSummaryWriter, SummaryWriter
 
 try:
     import torch
