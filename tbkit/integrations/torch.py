@@ -232,7 +232,7 @@ class WatchHandle:
             # Every tag's metadata is written: the writer's thread buckets and encodes a copy
             # of this step's values when it next writes, in parallel with training.
             job = functools.partial(self._encode, state, values.copy(), step, now)
-            events._add_serialized_events(job, size=values.nbytes)
+            events.add_serialized_events(job, size=values.nbytes)
             return
         buckets, norms = self._measure(state, values)
         if events is not None:  # trusted values, already checked: no copy, no checks

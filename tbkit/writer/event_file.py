@@ -144,13 +144,24 @@ class EventFileWriter:
         self._check()
         self._put(event, event.ByteSize())
 
-    def _add_serialized_events(self, events: list[bytes] | Callable[[], list[bytes]], size: int = 0) -> None:
-        """Queue serialized ``Event`` s to be framed as they are (private: for tbkit's own callers).
+    def add_serialized_events(self, events: list[bytes] | Callable[[], list[bytes]], size: int = 0) -> None:
+        """Queue ready ``Event`` bytes, to be framed and written as they are, in queue order.
 
+        The way for tbkit's integrations and plugins to write events they serialize
+        themselves (with :mod:`tbkit.record.wire`, or ``Event.SerializeToString()``).
         ``events`` may be a function returning them, called on the writer's thread (in queue
         order): the work of encoding then overlaps the caller's; ``size`` is the memory it
-        holds until then. The values are not looked at: a caller sends each tag's metadata
-        through ``add_summary`` or ``add_scalar`` first.
+        holds until then (a list's own bytes are counted). The events are not looked at:
+        metadata in them is written as it is and not remembered, so a caller sends each
+        tag's metadata through ``add_summary`` first and leaves it out here. An exception
+        raised by the function fails the writer, as a failed write does.
+
+        Example:
+            >>> import tempfile
+            >>> from tbkit.proto import event_pb2
+            >>> writer = EventFileWriter(tempfile.mkdtemp())
+            >>> writer.add_serialized_events([event_pb2.Event(step=1).SerializeToString()])
+            >>> writer.close()
         """
         self._check()
         self._put(events, size if callable(events) else sum(map(len, events)))
@@ -297,9 +308,9 @@ class EventFileWriter:
         if self._error is not None:
             return b""  # already failed: nothing more can be written; the caller is told
         try:
-            if type(item) is list:  # from _add_serialized_events
+            if type(item) is list:  # from add_serialized_events
                 return b"".join([encode_record(event) for event in item])
-            if callable(item):  # from _add_serialized_events, deferred
+            if callable(item):  # from add_serialized_events, deferred
                 return b"".join([encode_record(event) for event in item()])
             assert isinstance(item, event_pb2.Event)
             if item.HasField("summary"):

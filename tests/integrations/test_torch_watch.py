@@ -303,7 +303,7 @@ def test_deferred_steps_keep_file_order_and_a_failing_job_is_reported(tmp_path) 
     def job() -> list[bytes]:
         raise RuntimeError("boom")
 
-    writer._writer._add_serialized_events(job, size=1)
+    writer._writer.add_serialized_events(job, size=1)
     with pytest.raises(tbkit.errors.WriterError, match="boom"):
         writer.flush()
     with pytest.raises(tbkit.errors.WriterError):
