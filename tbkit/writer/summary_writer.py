@@ -21,6 +21,7 @@ from tbkit.writer._compat import CompatMixin, FileWriter, as_message
 from tbkit.writer._file_methods import FileMethodsMixin
 from tbkit.writer._graph_methods import GraphMethodsMixin
 from tbkit.writer._media_methods import MediaMethodsMixin
+from tbkit.writer._rank import rank_log_dir, resolve_rank
 from tbkit.writer._rich_methods import RichMethodsMixin
 from tbkit.writer._values import _INT64_MAX, _INT64_MIN, check_step, check_tag, check_walltime, scalar_float
 from tbkit.writer.event_file import EventFileWriter
@@ -72,8 +73,6 @@ class SummaryWriter(MediaMethodsMixin, RichMethodsMixin, FileMethodsMixin, Graph
         write_to_disk: bool = True,
         **kwargs: Any,
     ) -> Any:
-        from tbkit.writer._rank import NullSummaryWriter, resolve_rank
-
         if write_to_disk and (per_rank or resolve_rank(rank) == 0):
             return super().__new__(cls)
         null = super().__new__(NullSummaryWriter)
@@ -95,8 +94,6 @@ class SummaryWriter(MediaMethodsMixin, RichMethodsMixin, FileMethodsMixin, Graph
         logdir: str | None = None,
         write_to_disk: bool = True,
     ) -> None:
-        from tbkit.writer._rank import rank_log_dir, resolve_rank
-
         if log_dir is None:
             log_dir = logdir
         if log_dir is None:
@@ -299,3 +296,80 @@ class SummaryWriter(MediaMethodsMixin, RichMethodsMixin, FileMethodsMixin, Graph
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+# -- the writer of a rank that does not write ----------------------------------------
+
+
+def _ignore(self: Any, *args: Any, **kwargs: Any) -> None:
+    return None
+
+
+class NullSummaryWriter(SummaryWriter):
+    """The writer of a rank that does not write: every method is accepted and does nothing.
+
+    It creates no directory, no file and no thread. ``log_dir`` and ``rank`` are set as
+    for a real writer, so code that builds paths from ``get_logdir()`` still works.
+    ``SummaryWriter(...)`` returns one on a non-zero rank unless ``per_rank=True``.
+
+    Example:
+        >>> w = SummaryWriter("runs/exp", rank=1)
+        >>> type(w).__name__, w.get_logdir()
+        ('NullSummaryWriter', 'runs/exp')
+        >>> w.add_scalar("loss", 0.5, 1)  # nothing is written
+    """
+
+    def __init__(
+        self,
+        log_dir: str | None = None,
+        comment: str = "",
+        *args: Any,
+        rank: int | None = None,
+        per_rank: bool = False,
+        logdir: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        self.rank = resolve_rank(rank)
+        log_dir = log_dir if log_dir is not None else logdir
+        log_dir = default_logdir(comment) if log_dir is None else str(log_dir)
+        self.log_dir = rank_log_dir(log_dir, self.rank) if per_rank else log_dir
+        self._sub_writers = {}
+
+    @property
+    def file_writer(self) -> Any:
+        """A file writer that writes nothing (tensorboardX's ``DummyFileWriter``)."""
+        return NullFileWriter(self.log_dir)
+
+    @property
+    def all_writers(self) -> dict[str, Any]:
+        """This writer's one null file writer, by directory."""
+        return {self.log_dir: self.file_writer}
+
+    def _get_file_writer(self) -> Any:
+        return self.file_writer
+
+    def export_scalars_to_json(self, path: str) -> None:
+        """Write ``{}``: this writer logged nothing."""
+        with open(path, "w", encoding="utf-8") as file:
+            file.write("{}")
+
+
+class NullFileWriter:
+    """torch's ``FileWriter`` methods, each accepting its arguments and writing nothing."""
+
+    def __init__(self, log_dir: str) -> None:
+        self._log_dir = log_dir
+
+    def get_logdir(self) -> str:
+        """The directory it would write to."""
+        return self._log_dir
+
+    add_event = add_summary = add_graph = add_onnx_graph = flush = close = reopen = _ignore
+
+
+# Every method that would write (add_*, flush, close, ...) does nothing: a method added to
+# SummaryWriter later is covered without a change here (tests/writer/test_rank.py checks).
+for _name in dir(SummaryWriter):
+    if _name.startswith("add_") or _name in ("flush", "close", "end_hparams_session", "_add", "_check_open"):
+        setattr(NullSummaryWriter, _name, _ignore)
+del _name

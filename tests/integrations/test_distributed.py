@@ -28,7 +28,7 @@ _SCRIPT = textwrap.dedent(
     import os, sys
     import torch, torch.distributed as dist
     import tbkit, tbkit.torch
-    from tbkit.writer._rank import NullSummaryWriter
+    from tbkit.writer.summary_writer import NullSummaryWriter
 
     out = sys.argv[1]
     rank = int(os.environ["RANK"])

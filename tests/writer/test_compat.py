@@ -10,7 +10,7 @@ import pytest
 
 from tbkit import SummaryWriter
 from tbkit.proto import event_pb2, summary_pb2
-from tbkit.writer._rank import NullSummaryWriter
+from tbkit.writer.summary_writer import NullSummaryWriter
 
 from ._events import event_files, parse_events, run_events
 

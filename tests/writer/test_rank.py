@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from tbkit import SummaryWriter
-from tbkit.writer._rank import NullSummaryWriter, resolve_rank
+from tbkit.writer._rank import resolve_rank
+from tbkit.writer.summary_writer import NullSummaryWriter
 
 from ._events import event_files, run_events
 
