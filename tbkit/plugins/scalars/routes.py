@@ -10,7 +10,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app
 
 from tbkit.errors import InvalidArgumentError, NotFoundError
-from tbkit.plugins import web as _web
+from tbkit.plugins import web
 from tbkit.plugins.scalars import groups as run_groups
 from tbkit.plugins.scalars import query
 from tbkit.plugins.scalars.metadata import PLUGIN_NAME
@@ -20,7 +20,7 @@ from tbkit.provider import DataClass, SeriesInfo
 
 __all__ = ["MAX_POINTS", "TABS", "blueprint"]  # MAX_POINTS: see tbkit.plugins.scalars.params
 
-TABS = (_web.Tab("scalars", "Scalars", (PLUGIN_NAME,)),)
+TABS = (web.Tab("scalars", "Scalars", (PLUGIN_NAME,)),)
 
 _PAYLOADS = "tbkit.scalars.payloads"  # the app's PayloadCache, in app.extensions
 
@@ -29,8 +29,8 @@ blueprint = Blueprint("scalars", __name__)
 
 @blueprint.get("/tags")
 def tags() -> Response:
-    listing = _web.provider().list_scalars(PLUGIN_NAME)
-    return _web.json_response(
+    listing = web.provider().list_scalars(PLUGIN_NAME)
+    return web.json_response(
         {
             run: {
                 tag: {
@@ -47,17 +47,17 @@ def tags() -> Response:
 
 
 def _columns(tag: str, runs: list[str] | None) -> dict[str, query.Columns]:
-    found = query.scalar_columns(_web.provider(), PLUGIN_NAME, tag, runs)
-    if not found and tag not in {t for r in _web.provider().list_scalars(PLUGIN_NAME).values() for t in r}:
+    found = query.scalar_columns(web.provider(), PLUGIN_NAME, tag, runs)
+    if not found and tag not in {t for r in web.provider().list_scalars(PLUGIN_NAME).values() for t in r}:
         raise NotFoundError(f"no scalar tag {tag!r}")
     return found
 
 
 @blueprint.route("/scalars", methods=["GET", "POST"])
 def scalars() -> Response:
-    args = dict(_web.params())
-    tag = _web.str_param(args, "tag")
-    runs = _web.runs_param(args)
+    args = dict(web.params())
+    tag = web.str_param(args, "tag")
+    runs = web.runs_param(args)
     options = chart_options(args)
     params = tuple(options.values())
     parts = _cached_parts(tag, runs, params)
@@ -66,9 +66,9 @@ def scalars() -> Response:
         cache = _cache()
         for run, columns in _columns(tag, todo).items():
             payload = query.series_payload(columns, **options)
-            parts[run] = _web.json_bytes(payload)
+            parts[run] = web.json_bytes(payload)
             cache.put(PayloadCache.key(run, tag, params), version_of_columns(*columns), parts[run])
-    body = b",".join(_web.json_bytes(run) + b":" + parts[run] for run in sorted(parts))
+    body = b",".join(web.json_bytes(run) + b":" + parts[run] for run in sorted(parts))
     return Response(b"{" + body + b"}", mimetype="application/json")
 
 
@@ -80,7 +80,7 @@ def _scalar_infos(tag: str, runs: list[str] | None) -> list[SeriesInfo]:
     """The infos (point count, last point) of ``tag``'s series in ``runs``."""
     wanted = None if runs is None else set(runs)
     keep = lambda r, t: t == tag and (wanted is None or r in wanted)  # noqa: E731
-    return _web.provider().series_info(DataClass.SCALAR, plugin_name=PLUGIN_NAME, keep=keep)
+    return web.provider().series_info(DataClass.SCALAR, plugin_name=PLUGIN_NAME, keep=keep)
 
 
 def _cached_parts(tag: str, runs: list[str] | None, params: tuple[object, ...]) -> dict[str, bytes]:
@@ -121,46 +121,44 @@ def _group_by(args: Mapping[str, Any]) -> str | dict[str, str]:
         return mapping
     if args.get("group_by") in (None, ""):
         raise InvalidArgumentError("give 'group_by' (a regex or hparam:NAME) or 'groups' ({run: group})")
-    return _web.str_param(args, "group_by")
+    return web.str_param(args, "group_by")
 
 
 def _group_rows(args: Mapping[str, Any]) -> tuple[Any, dict[str, list[str]], dict[str, str]]:
     """The group rows of the request's tag and runs, the members, and the options used."""
-    tag = _web.str_param(args, "tag")
-    runs = _web.runs_param(args)
-    stat = _web.str_param(args, "stat", default="mean")
-    band = _web.str_param(args, "band", default="std")
+    tag = web.str_param(args, "tag")
+    runs = web.runs_param(args)
+    stat = web.str_param(args, "stat", default="mean")
+    band = web.str_param(args, "band", default="std")
     if stat not in ("mean", "median"):
         raise InvalidArgumentError(f"stat must be mean or median, got {stat!r}")
     if band not in ("std", "minmax"):
         raise InvalidArgumentError(f"band must be std or minmax, got {band!r}")
     by = _group_by(args)
     _columns(tag, runs)  # 404 for an unknown tag
-    rows, members = run_groups.group_frame(_web.provider(), PLUGIN_NAME, tag, runs, by, stat=stat, band=band)
+    rows, members = run_groups.group_frame(web.provider(), PLUGIN_NAME, tag, runs, by, stat=stat, band=band)
     return rows, members, {"tag": tag, "stat": stat, "band": band}
 
 
 @blueprint.route("/groups", methods=["GET", "POST"])
 def groups() -> Response:
-    from tbkit.plugins.colors import run_color
-
-    args = dict(_web.params())
+    args = dict(web.params())
     options = chart_options(args)
     rows, members, _ = _group_rows(args)
     answer = {}
     for group, part in rows.groupby("group", sort=True):
         answer[str(group)] = {
-            "color": run_color(str(group)),
+            "color": web.run_color(str(group)),
             "members": members.get(str(group), []),
             **run_groups.group_payload(part, **options),
         }
-    return _web.json_response(answer)
+    return web.json_response(answer)
 
 
 @blueprint.route("/groups_download", methods=["GET", "POST"])
 def groups_download() -> Response:
-    args = dict(_web.params())
-    fmt = _web.str_param(args, "format", default="csv")
+    args = dict(web.params())
+    fmt = web.str_param(args, "format", default="csv")
     if fmt not in ("csv", "json"):
         raise InvalidArgumentError(f"format must be csv or json, got {fmt!r}")
     rows, _, options = _group_rows(args)
@@ -179,7 +177,7 @@ def groups_download() -> Response:
 
 @blueprint.get("/group_options")
 def group_options() -> Response:
-    return _web.json_response({"hparams": run_groups.hparam_names(_web.provider())})
+    return web.json_response({"hparams": run_groups.hparam_names(web.provider())})
 
 
 def _attachment(body: str | bytes, filename: str, mimetype: str) -> Response:
@@ -190,13 +188,13 @@ def _attachment(body: str | bytes, filename: str, mimetype: str) -> Response:
 
 @blueprint.get("/download")
 def download() -> Response:
-    args = dict(_web.params())
-    run = _web.str_param(args, "run")
-    tag = _web.str_param(args, "tag")
-    fmt = _web.str_param(args, "format", default="csv")
+    args = dict(web.params())
+    run = web.str_param(args, "run")
+    tag = web.str_param(args, "tag")
+    fmt = web.str_param(args, "format", default="csv")
     if fmt not in ("csv", "json"):
         raise InvalidArgumentError(f"format must be csv or json, got {fmt!r}")
-    _web.known_runs([run])
+    web.known_runs([run])
     found = _columns(tag, [run])
     if run not in found:
         raise NotFoundError(f"run {run!r} has no scalar tag {tag!r}")
@@ -208,14 +206,14 @@ def download() -> Response:
 
 @blueprint.get("/download_all")
 def download_all() -> Response:
-    args = dict(_web.params())
-    run_pattern = _web.regex_param(args, "runs")
-    tag_pattern = _web.regex_param(args, "tags")
+    args = dict(web.params())
+    run_pattern = web.regex_param(args, "runs")
+    tag_pattern = web.regex_param(args, "tags")
 
     def keep(run: str, tag: str) -> bool:
         runs_ok = run_pattern is None or run_pattern.search(run) is not None
         return runs_ok and (tag_pattern is None or tag_pattern.search(tag) is not None)
 
-    found = query.all_scalar_columns(_web.provider(), PLUGIN_NAME, keep)
+    found = query.all_scalar_columns(web.provider(), PLUGIN_NAME, keep)
     entries = [(run, tag, found[run, tag]) for run, tag in sorted(found)]
     return _attachment(query.zip_of_csv(entries), "scalars.zip", "application/zip")
