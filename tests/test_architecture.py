@@ -130,8 +130,8 @@ def _under(module: str, *prefixes: str) -> bool:
 
 
 def _is_provider(module: str) -> bool:
-    """The provider: ``tbkit.provider`` (a module or a package) and any ``tbkit._provider_*`` part."""
-    return _under(module, "tbkit.provider") or module.startswith("tbkit._provider_")
+    """The provider: the package ``tbkit.provider`` and its modules."""
+    return _under(module, "tbkit.provider")
 
 
 def _breaches(is_source: Callable[[str], bool], allowed: Callable[[str], bool]) -> str:
@@ -289,21 +289,12 @@ def _report(which: Callable[[Import], bool]) -> str:
     return "\n".join(lines)
 
 
-PROVIDER_LOOP = pytest.mark.xfail(
-    strict=False,
-    reason="tbkit/provider.py imports its implementations (_provider_series, _provider_memory) at the bottom "
-    "and they import it: the provider-package part of issue 12 removes the loop",
-)
-
-
-@PROVIDER_LOOP
 def test_no_import_cycles() -> None:
     """No modules import each other, directly or through others, when they are imported."""
     found = _report(lambda i: i.top_level)
     assert not found, "import cycles (module-level imports):\n" + found
 
 
-@PROVIDER_LOOP
 def test_no_import_cycles_through_lazy_imports() -> None:
     """Nor through imports inside functions: a lazy import that closes a loop only hides it."""
     found = _report(lambda i: i.runtime)
