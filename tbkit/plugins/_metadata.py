@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from tbkit.proto import summary_pb2
+from tbkit.proto import summary_pb2, tensor_pb2
 
 
 def summary_metadata(
     plugin_name: str,
     content: bytes,
-    data_class: int,
+    data_class: summary_pb2.DataClass,
     *,
     display_name: str = "",
     description: str = "",
@@ -23,7 +23,7 @@ def summary_metadata(
 
 
 def tensor_summary(
-    tag: str, tensor: object, metadata: summary_pb2.SummaryMetadata | None
+    tag: str, tensor: tensor_pb2.TensorProto, metadata: summary_pb2.SummaryMetadata | None
 ) -> summary_pb2.Summary:
     """A one-value ``Summary`` holding ``tensor`` (a TensorProto), with ``metadata`` if given."""
     value = summary_pb2.Summary.Value(tag=tag, tensor=tensor)

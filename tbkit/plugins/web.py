@@ -46,7 +46,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import orjson
 from flask import Response, current_app, request
@@ -109,7 +109,7 @@ class AppState:
 
 def state() -> AppState:
     """The current app's :class:`AppState`."""
-    return current_app.extensions[EXTENSION]
+    return cast(AppState, current_app.extensions[EXTENSION])
 
 
 def provider() -> DataProvider:
@@ -170,7 +170,7 @@ def int_param(
     high: int | None = None,
 ) -> int | None:
     """An optional integer parameter within ``[low, high]``."""
-    value = _number(args, name, int)
+    value: int | None = _number(args, name, int)
     if value is None:
         return default
     if (low is not None and value < low) or (high is not None and value > high):
@@ -182,7 +182,7 @@ def float_param(
     args: Mapping[str, Any], name: str, *, default: float, low: float, high: float, high_open: bool = False
 ) -> float:
     """An optional float parameter within ``[low, high]`` (``[low, high)`` when ``high_open``)."""
-    value = _number(args, name, float)
+    value: float | None = _number(args, name, float)
     if value is None:
         return default
     if value < low or value > high or (high_open and value == high):
