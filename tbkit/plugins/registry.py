@@ -1,165 +1,260 @@
-"""Which plugins exist and where their read sides live.
+"""Which plugins exist and where their parts live: one table, one entry-point group.
 
-Core code never imports a plugin by name: it asks this registry. Built-in plugins are
-listed as dotted module names (imported on first use); third-party plugins register a
-module of the same shape under the ``tbkit.plugins`` entry-point group, named by the
-plugin name they own.
+Core code never imports a plugin by name: it asks this registry. :data:`BUILTIN` lists the
+built-in kind packages as dotted names, in tab order; each package's ``__init__.py``
+declares ``PLUGINS``, a tuple of :class:`~tbkit.plugins.spec.Plugin` (a light import: the
+spec names the kind's modules, importing none of them). Third-party plugins register under
+the ``tbkit.plugins`` entry-point group; an entry loads a :class:`Plugin`, or a module with
+``PLUGINS``. A built-in plugin wins over a third-party one of the same name.
 
-A decoder module provides ``PLUGIN_NAME``, ``DATA_CLASS`` (``"scalar"``, ``"tensor"``
-or ``"blob_sequence"``, used when a file's metadata leaves the data class unknown),
-``LEGACY_FIELD`` (the TF1 ``Summary.Value`` field it migrates, or None), and functions
+Compatibility with the older contract:
+
+* an entry point that loads an old-style decoder module (one with ``PLUGIN_NAME``) is
+  wrapped into a :class:`Plugin` named by the entry point, with that module as its decoder
+  and its ``DATA_CLASS``, ``LEGACY_FIELD`` and ``FILE_BASED`` as the spec's fields;
+* the ``tbkit.plugin_routes`` group (route modules by plugin name) is still read by
+  :func:`route_modules`, with a :class:`DeprecationWarning`: declare ``routes`` on the
+  :class:`Plugin` instead.
+
+A decoder module provides ``PLUGIN_NAME``, ``DATA_CLASS``, ``LEGACY_FIELD`` and functions
 ``supported(content) -> bool`` (False for payloads newer than it knows), ``decode(array)``
 (modern tensor to the stored value), optionally ``migrate(value)`` (legacy value to the
-modern tensor), ``blobs(stored)`` (blob-sequence kinds), ``rows(stored)`` (frames) and
+modern tensor), ``blobs(stored)`` (blob-sequence kinds), ``rows(stored)`` (frames),
 ``check(content) -> str | None`` (why a series' payload cannot be fully read: recorded as
 a problem naming the file) and ``empty_value()`` (the value of a summary that carries only
-metadata, as torch writes hparams). File-based plugins (``projector``, ``profile``) set
-``FILE_BASED = True`` and read their files through :mod:`tbkit.record.storage`.
+metadata, as torch writes hparams). File-based plugins read their files through
+:mod:`tbkit.record.storage`.
 
-The serve side is listed the same way: :data:`ROUTES` names the built-in route modules
-(imported only by the server) and the ``tbkit.plugin_routes`` entry-point group adds
-third-party ones. A route module provides ``blueprint`` (a Flask blueprint, mounted
-under ``/data/plugin/<name>/``) and ``TABS`` (the dashboards it serves, see
-:mod:`tbkit.plugins.web`); its ``static/`` directory holds the dashboard's files.
+A route module provides ``blueprint`` (a Flask blueprint, mounted under
+``/data/plugin/<name>/``) and ``TABS`` (the dashboards it serves, see
+:mod:`tbkit.plugins.web`); its ``static/`` directory holds the dashboard's files. Route
+modules are imported only by the server, through :func:`route_modules`.
 
 Example:
     >>> decoder("scalars").DATA_CLASS
     'scalar'
+    >>> plugins()["images"].legacy_field
+    'image'
 """
 
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import threading
 import warnings
 from types import ModuleType
 from typing import Any
 
+from tbkit.plugins.spec import Plugin
+from tbkit.provider import set_kind_defaults
+
 __all__ = [
     "BUILTIN",
     "ENTRY_POINT_GROUP",
-    "ROUTES",
     "ROUTES_ENTRY_POINT_GROUP",
+    "Plugin",
+    "data_class_of",
     "decoder",
+    "dedicated_frame_plugins",
+    "file_based_plugins",
+    "install_provider_defaults",
     "legacy_decoder",
     "plugin_names",
+    "plugins",
     "route_modules",
 ]
 
 ENTRY_POINT_GROUP = "tbkit.plugins"
-ROUTES_ENTRY_POINT_GROUP = "tbkit.plugin_routes"
+ROUTES_ENTRY_POINT_GROUP = "tbkit.plugin_routes"  # deprecated: Plugin.routes
 
-BUILTIN: dict[str, str] = {
-    "audio": "tbkit.plugins.audio.decode",
-    "custom_scalars": "tbkit.plugins.custom_scalars.decode",
-    "graph_keras_model": "tbkit.plugins.graphs.decode_keras",
-    "graphs": "tbkit.plugins.graphs.decode",
-    "histograms": "tbkit.plugins.histograms.decode",
-    "hparams": "tbkit.plugins.hparams.decode",
-    "images": "tbkit.plugins.images.decode",
-    "mesh": "tbkit.plugins.mesh.decode",
-    "pr_curves": "tbkit.plugins.pr_curves.decode",
-    "profile": "tbkit.plugins.profile.decode",
-    "projector": "tbkit.plugins.projector.decode",
-    "scalars": "tbkit.plugins.scalars.decode",
-    "tensor": "tbkit.plugins.tensors.decode",
-    "text": "tbkit.plugins.text.decode",
-}
+# The built-in kind packages, in tab order; each declares PLUGINS in its __init__.py.
+BUILTIN: tuple[str, ...] = (
+    "tbkit.plugins.timeseries",
+    "tbkit.plugins.scalars",
+    "tbkit.plugins.histograms",
+    "tbkit.plugins.images",
+    "tbkit.plugins.audio",
+    "tbkit.plugins.text",
+    "tbkit.plugins.hparams",
+    "tbkit.plugins.custom_scalars",
+    "tbkit.plugins.pr_curves",
+    "tbkit.plugins.graphs",
+    "tbkit.plugins.projector",
+    "tbkit.plugins.mesh",
+    "tbkit.plugins.profile",
+    "tbkit.plugins.tensors",
+)
 
-# Serve side, in tab order: dashboard route modules (imported by the server only).
-ROUTES: dict[str, str] = {
-    "timeseries": "tbkit.plugins.timeseries.routes",
-    "scalars": "tbkit.plugins.scalars.routes",
-    "histograms": "tbkit.plugins.histograms.routes",
-    "images": "tbkit.plugins.images.routes",
-    "audio": "tbkit.plugins.audio.routes",
-    "text": "tbkit.plugins.text.routes",
-    "hparams": "tbkit.plugins.hparams.routes",
-    "custom_scalars": "tbkit.plugins.custom_scalars.routes",
-    "pr_curves": "tbkit.plugins.pr_curves.routes",
-    "graphs": "tbkit.plugins.graphs.routes",
-    "projector": "tbkit.plugins.projector.routes",
-    "mesh": "tbkit.plugins.mesh.routes",
-    "profile": "tbkit.plugins.profile.routes",
-}
-
-_lock = threading.Lock()
-_loaded: dict[str, ModuleType | Any | None] = {}
-_entry_points: dict[str, Any] | None = None
-_legacy: dict[str, str] | None = None
+_lock = threading.RLock()
+_table: dict[str, Plugin] | None = None
+_builtin_names: frozenset[str] = frozenset()
+_decoders: dict[str, ModuleType | Any | None] = {}
 
 
-def _third_party() -> dict[str, Any]:
-    global _entry_points
-    if _entry_points is None:
-        from importlib.metadata import entry_points
+def _declared(obj: Any, entry_name: str | None = None) -> list[Plugin]:
+    """The plugins ``obj`` stands for: a Plugin, a module with ``PLUGINS``, or an old decoder."""
+    if isinstance(obj, Plugin):
+        return [obj]
+    declared = getattr(obj, "PLUGINS", None)
+    if declared is not None:
+        return [p for p in declared if isinstance(p, Plugin)]
+    if entry_name is not None and hasattr(obj, "PLUGIN_NAME"):  # an old-style decoder module
+        data_class = getattr(obj, "DATA_CLASS", None)
+        wrapped = Plugin(
+            entry_name,
+            data_class if data_class in ("scalar", "tensor", "blob_sequence") else "tensor",
+            decoder=obj.__name__,
+            legacy_field=getattr(obj, "LEGACY_FIELD", None),
+            file_based=bool(getattr(obj, "FILE_BASED", False)),
+        )
+        _decoders.setdefault(entry_name, obj)
+        return [wrapped]
+    return []
 
-        _entry_points = {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
-    return _entry_points
+
+def _entry_points(group: str) -> list[Any]:
+    from importlib.metadata import entry_points
+
+    return sorted(entry_points(group=group), key=lambda e: e.name)
+
+
+def _build() -> dict[str, Plugin]:
+    global _builtin_names
+    table: dict[str, Plugin] = {}
+    for package in BUILTIN:
+        for plugin in _declared(importlib.import_module(package)):
+            table.setdefault(plugin.name, plugin)
+    _builtin_names = frozenset(table)
+    for ep in _entry_points(ENTRY_POINT_GROUP):
+        if ep.name in _builtin_names:
+            continue
+        try:
+            found = _declared(ep.load(), ep.name)
+        except Exception:  # a broken third-party plugin must not break reading
+            continue
+        for plugin in found:
+            table.setdefault(plugin.name, plugin)
+    return table
+
+
+def plugins() -> dict[str, Plugin]:
+    """Every plugin by name: the built-in ones in tab order, then third-party ones by entry name.
+
+    A third-party plugin that fails to load is left out.
+
+    Example:
+        >>> list(plugins())[:3]
+        ['timeseries', 'scalars', 'histograms']
+    """
+    global _table
+    with _lock:
+        if _table is None:
+            _table = _build()
+        return dict(_table)
+
+
+def _reset() -> None:
+    """Forget the table and the loaded decoders (tests that fake entry points call this)."""
+    global _table
+    with _lock:
+        _table = None
+        _decoders.clear()
 
 
 def plugin_names() -> list[str]:
     """Every plugin with a known decoder: built-in and registered through entry points."""
-    return sorted(set(BUILTIN) | set(_third_party()))
+    return sorted(name for name, p in plugins().items() if p.decoder is not None)
 
 
 def decoder(plugin_name: str) -> Any | None:
     """The decoder module of ``plugin_name``, or None when no plugin reads it.
 
-    A third-party plugin that fails to import is treated as absent (None).
+    A third-party decoder that fails to import is treated as absent (None).
     """
     with _lock:
-        if plugin_name in _loaded:
-            return _loaded[plugin_name]
+        if plugin_name in _decoders:
+            return _decoders[plugin_name]
+    spec = plugins().get(plugin_name)
     found: Any | None = None
-    if plugin_name in BUILTIN:
-        found = importlib.import_module(BUILTIN[plugin_name])
-    else:
-        ep = _third_party().get(plugin_name)
-        if ep is not None:
+    if spec is not None and spec.decoder is not None:
+        if plugin_name in _builtin_names:
+            found = importlib.import_module(spec.decoder)
+        else:
             try:
-                found = ep.load()
+                found = importlib.import_module(spec.decoder)
             except Exception:  # a broken third-party plugin must not break reading
                 found = None
     with _lock:
-        _loaded[plugin_name] = found
-    return found
+        _decoders.setdefault(plugin_name, found)
+        return _decoders[plugin_name]
 
 
 def legacy_decoder(field: str) -> Any | None:
     """The decoder that migrates the legacy ``Summary.Value`` field ``field`` (e.g. ``"histo"``)."""
-    global _legacy
-    if _legacy is None:
-        table = {}
-        for name in BUILTIN:
-            module = decoder(name)
-            if module is not None and getattr(module, "LEGACY_FIELD", None):
-                table[module.LEGACY_FIELD] = name
-        _legacy = table
-    name = _legacy.get(field)
-    return decoder(name) if name else None
+    for name, spec in plugins().items():
+        if spec.legacy_field == field:
+            return decoder(name)
+    return None
+
+
+def data_class_of(plugin_name: str) -> str | None:
+    """The data class of ``plugin_name``'s series when a file leaves it unknown (None: unknown plugin)."""
+    spec = plugins().get(plugin_name)
+    return None if spec is None else spec.data_class
+
+
+def file_based_plugins() -> tuple[str, ...]:
+    """The plugins that read plain files of the run directory (``list_plugin_files``), not series."""
+    return tuple(name for name, p in plugins().items() if p.file_based)
+
+
+def dedicated_frame_plugins() -> tuple[str, ...]:
+    """The plugins with a frame of their own (``Logdir.tensors()`` leaves them out)."""
+    return tuple(name for name, p in plugins().items() if p.dedicated_frame)
 
 
 def route_modules() -> dict[str, ModuleType | Any]:
     """``{name: route module}``: the built-in ones in tab order, then third-party ones by name.
 
-    A built-in plugin whose package has no ``routes`` module has no dashboard and is left
-    out; a third-party route module that fails to import is left out with a warning.
+    A plugin without ``routes`` has no dashboard and is left out; a third-party route
+    module that fails to import is left out with a warning. Route modules registered under
+    the deprecated ``tbkit.plugin_routes`` group come last, with a DeprecationWarning.
     """
-    from importlib.metadata import entry_points
-
-    out: dict[str, ModuleType | Any] = {
-        name: importlib.import_module(path)
-        for name, path in ROUTES.items()
-        if importlib.util.find_spec(path) is not None
-    }
-    for ep in sorted(entry_points(group=ROUTES_ENTRY_POINT_GROUP), key=lambda e: e.name):
+    out: dict[str, ModuleType | Any] = {}
+    for name, spec in plugins().items():
+        if spec.routes is None:
+            continue
+        if name in _builtin_names:
+            out[name] = importlib.import_module(spec.routes)
+            continue
+        try:
+            out[name] = importlib.import_module(spec.routes)
+        except Exception as exc:  # a broken third-party plugin must not break serving
+            message = f"tbkit: plugin routes {name!r} failed to load: {exc}"
+            warnings.warn(message, RuntimeWarning, stacklevel=2)
+    for ep in _entry_points(ROUTES_ENTRY_POINT_GROUP):
         if ep.name in out:
             continue
+        message = (
+            f"tbkit: plugin routes {ep.name!r} come from the deprecated {ROUTES_ENTRY_POINT_GROUP!r} "
+            f"entry-point group; declare routes= on the Plugin registered under {ENTRY_POINT_GROUP!r}"
+        )
+        warnings.warn(message, DeprecationWarning, stacklevel=2)
         try:
             out[ep.name] = ep.load()
         except Exception as exc:  # a broken third-party plugin must not break serving
             message = f"tbkit: plugin routes {ep.name!r} failed to load: {exc}"
             warnings.warn(message, RuntimeWarning, stacklevel=2)
     return out
+
+
+def install_provider_defaults() -> None:
+    """Make :class:`~tbkit.provider.InMemoryProvider` fill specs from this registry (done on import).
+
+    A spec without ``plugin`` is a ``scalars`` series; one without ``data_class`` gets its
+    plugin's registered data class.
+    """
+    set_kind_defaults(data_class_of, "scalars")
+
+
+install_provider_defaults()

@@ -37,9 +37,9 @@ from tbkit.provider._hparam_types import (
     SessionStatus,
 )
 from tbkit.provider._interface import DataProvider, HParamsQueries, set_hparams_queries
-from tbkit.provider._memory import InMemoryProvider
+from tbkit.provider._memory import InMemoryProvider, set_kind_defaults
 from tbkit.provider._sampling import downsample_indices
-from tbkit.provider._series import FILE_BASED_PLUGINS, SeriesProvider
+from tbkit.provider._series import SeriesProvider
 from tbkit.provider._types import (
     BlobReference,
     BlobSequenceDatum,
@@ -59,7 +59,6 @@ from tbkit.provider._types import (
 )
 
 __all__ = [
-    "FILE_BASED_PLUGINS",
     "BlobReference",
     "BlobSequenceDatum",
     "BlobSequenceTimeSeries",
@@ -92,4 +91,5 @@ __all__ = [
     "TensorTimeSeries",
     "downsample_indices",
     "set_hparams_queries",
+    "set_kind_defaults",
 ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -10,24 +10,41 @@ import numpy as np
 from tbkit.provider._series import SeriesProvider
 from tbkit.provider._types import DataClass, Keep, Run, Series
 
-__all__ = ["InMemoryProvider"]
+__all__ = ["InMemoryProvider", "set_kind_defaults"]
 
-# TODO(plugin spec): kinds named in core code; take each kind's default data class from the
-# plugin registry once the plugin spec lands (issue 12).
-_DEFAULT_CLASS = {
-    "scalars": DataClass.SCALAR,
-    "images": DataClass.BLOB_SEQUENCE,
-    "audio": DataClass.BLOB_SEQUENCE,
-}
+# What a spec that names no data class (or no plugin) gets. The provider names no kind:
+# the plugin registry installs its lookup here when it is imported (set_kind_defaults).
+_data_class_of: Callable[[str], str | None] = lambda plugin: None  # noqa: E731
+_default_plugin = ""
+
+
+def set_kind_defaults(data_class_of: Callable[[str], str | None], default_plugin: str) -> None:
+    """Install how :class:`InMemoryProvider` fills what a spec leaves out.
+
+    ``data_class_of(plugin)`` is the plugin's data class value (``"scalar"``, ``"tensor"``,
+    ``"blob_sequence"``, or None when unknown: TENSOR); ``default_plugin`` the plugin of a
+    spec without one. :mod:`tbkit.plugins.registry` installs its own on import, so the
+    provider never imports a kind.
+
+    Example:
+        >>> set_kind_defaults(lambda plugin: "scalar" if plugin == "s" else None, "s")
+        >>> InMemoryProvider({"r": {"t": {"points": [(0, 0.0, 1.0)]}}}).list_plugins()
+        ['s']
+        >>> from tbkit.plugins import registry
+        >>> registry.install_provider_defaults()
+    """
+    global _data_class_of, _default_plugin
+    _data_class_of, _default_plugin = data_class_of, default_plugin
 
 
 class InMemoryProvider(SeriesProvider):
     """A provider over a dict, for tests: ``{run: {tag: spec}}``.
 
     Each ``spec`` is a dict with ``points`` (a list of ``(step, wall_time, value)``),
-    ``plugin`` (default ``"scalars"``) and optionally ``data_class`` (a :class:`DataClass`
-    or its value; by default SCALAR for ``scalars``, BLOB_SEQUENCE for ``images`` and
-    ``audio``, TENSOR otherwise), ``content`` (bytes), ``display_name``, ``description``.
+    ``plugin`` (default: the scalar kind's plugin name, see :func:`set_kind_defaults`) and
+    optionally ``data_class`` (a :class:`DataClass` or its value; by default the one the
+    plugin registers, TENSOR for an unknown plugin), ``content`` (bytes), ``display_name``,
+    ``description``.
     Blob-sequence values are sequences of ``bytes``. ``start_times`` maps runs to times.
     """
 
@@ -42,9 +59,9 @@ class InMemoryProvider(SeriesProvider):
         for run in sorted(data):
             for tag in sorted(data[run]):
                 spec = data[run][tag]
-                plugin = spec.get("plugin", "scalars")
+                plugin = spec.get("plugin", _default_plugin)
                 points = list(spec.get("points", []))
-                data_class = DataClass(spec.get("data_class", _DEFAULT_CLASS.get(plugin, DataClass.TENSOR)))
+                data_class = DataClass(spec.get("data_class") or _data_class_of(plugin) or DataClass.TENSOR)
                 steps = np.array([p[0] for p in points], dtype=np.int64)
                 walls = np.array([p[1] for p in points], dtype=np.float64)
                 texts = (

@@ -35,11 +35,7 @@ from tbkit.provider._types import (
     TensorTimeSeries,
 )
 
-# TODO(plugin spec): kinds named in core code; replace with a registry lookup of the
-# file-based plugins once the plugin spec lands (issue 12).
-FILE_BASED_PLUGINS = ("projector", "profile")  # plugins that read files (list_plugin_files), not series
-
-__all__ = ["FILE_BASED_PLUGINS", "SeriesProvider"]
+__all__ = ["SeriesProvider"]
 
 
 def _blob_key(run: str, tag: str, point: int, index: int) -> str:
@@ -88,9 +84,17 @@ class SeriesProvider(DataProvider):
         """What listings need of every non-empty series ``keep`` accepts (default: from :meth:`series`)."""
         return [SeriesInfo.of(s) for s in self.series(data_class, plugin_name, keep) if len(s.steps)]
 
+    def file_based_plugins(self) -> Iterable[str]:
+        """The plugins whose data are files (:meth:`list_plugin_files`), not series: none here.
+
+        The provider names no kind: a subclass that reads plugin files answers this (the
+        reader's providers ask the plugin registry).
+        """
+        return ()
+
     def list_plugins(self) -> list[str]:
         names = {s.plugin_name for s in self.series_info() if s.plugin_name}
-        names.update(p for p in FILE_BASED_PLUGINS if any(self.list_plugin_files(p).values()))
+        names.update(p for p in self.file_based_plugins() if any(self.list_plugin_files(p).values()))
         return sorted(names)
 
     def _select(self, data_class: DataClass, plugin_name: str, filt: RunTagFilter | None) -> list[Series]:

@@ -22,7 +22,6 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
-    "DEDICATED_PLUGINS",
     "export_frame",
     "kind_frame",
     "problems_frame",
@@ -31,27 +30,6 @@ __all__ = [
     "tags_frame",
     "tensors_frame",
 ]
-
-# Plugins with a frame of their own (tensors() leaves them out unless asked by name).
-DEDICATED_PLUGINS = (
-    "histograms",
-    "images",
-    "audio",
-    "text",
-    "pr_curves",
-    "custom_scalars",
-    "mesh",
-    "hparams",
-    "graphs",
-    "graph_keras_model",
-    "graph_tagged_run_metadata",
-)
-_KIND_COLUMNS = {
-    "histograms": ["edges", "counts"],
-    "images": ["index", "width", "height", "format", "data"],
-    "audio": ["index", "sample_rate", "num_channels", "length_frames", "label", "data"],
-    "text": ["text"],
-}
 
 
 def _pd() -> Any:
@@ -136,8 +114,9 @@ def scalars_frame(index: LogdirIndex, *, pivot: bool = False) -> pd.DataFrame:
 
 
 def kind_frame(index: LogdirIndex, plugin: str) -> pd.DataFrame:
-    """The rows of a dedicated plugin's series (histograms, images, audio, text)."""
+    """The rows of a plugin's series, in the columns its spec names (``Plugin.columns``)."""
     dec = registry.decoder(plugin)
+    columns = registry.plugins()[plugin].columns
     with index._lock:
         chosen = _selected(index, lambda s: s.meta.plugin_name == plugin and not s.is_scalar)
         records = []
@@ -146,13 +125,14 @@ def kind_frame(index: LogdirIndex, plugin: str) -> pd.DataFrame:
             for step, wall, stored in zip(steps.tolist(), walls.tolist(), values, strict=True):
                 for row in dec.rows(stored):
                     records.append({"run": run, "tag": tag, "step": step, "wall_time": wall, **row})
-    return _frame(records, ["run", "tag", "step", "wall_time", *_KIND_COLUMNS[plugin]])
+    return _frame(records, ["run", "tag", "step", "wall_time", *columns])
 
 
 def tensors_frame(index: LogdirIndex, plugin: str | None = None) -> pd.DataFrame:
     """Series of ``plugin`` (default: every non-scalar series without a dedicated method) as arrays."""
     if plugin is None:
-        keep = lambda s: not s.is_scalar and s.meta.plugin_name not in DEDICATED_PLUGINS  # noqa: E731
+        dedicated = set(registry.dedicated_frame_plugins())
+        keep = lambda s: not s.is_scalar and s.meta.plugin_name not in dedicated  # noqa: E731
     else:
         keep = lambda s: s.meta.plugin_name == plugin  # noqa: E731
     with index._lock:

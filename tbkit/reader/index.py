@@ -17,7 +17,6 @@ import numpy as np
 from tbkit.errors import InvalidArgumentError, NotFoundError, StorageError
 from tbkit.plugins import registry
 from tbkit.provider import (
-    FILE_BASED_PLUGINS,
     DataClass,
     Keep,
     PluginFile,
@@ -241,6 +240,10 @@ class LogdirProvider(SeriesProvider):
     def list_runs(self) -> list[Run]:
         return [Run(r.name, r.name, r.start_time) for r in self.index.runs()]
 
+    def file_based_plugins(self) -> tuple[str, ...]:
+        """The registry's file-based plugins (see :meth:`SeriesProvider.file_based_plugins`)."""
+        return registry.file_based_plugins()
+
     def list_plugin_files(
         self, plugin_name: str, *, runs: Iterable[str] | None = None
     ) -> dict[str, list[PluginFile]]:
@@ -304,7 +307,7 @@ class LogdirProvider(SeriesProvider):
         return out
 
 
-# -- the files of the file-based kinds (projector, profile): listed and read for the provider
+# -- the files of the file-based kinds: listed (by their decoders) and read for the provider
 
 
 def profile_traces(index: LogdirIndex) -> list[dict[str, str]]:
@@ -316,15 +319,18 @@ def profile_traces(index: LogdirIndex) -> list[dict[str, str]]:
 def list_plugin_files(
     index: LogdirIndex, plugin_name: str, runs: set[str] | None = None
 ) -> dict[str, list[PluginFile]]:
-    """``{run: [files]}`` of a file-based plugin, paths relative to the run directory."""
-    if plugin_name not in FILE_BASED_PLUGINS:
+    """``{run: [files]}`` of a file-based plugin, paths relative to the run directory.
+
+    The plugin's decoder lists them (its ``plugin_files``); any other plugin has none.
+    """
+    spec = registry.plugins().get(plugin_name)
+    lister = (
+        getattr(registry.decoder(plugin_name), "plugin_files", None) if spec and spec.file_based else None
+    )
+    if lister is None:
         return {}
     out: dict[str, list[PluginFile]] = {}
-    if plugin_name == "projector":
-        dec = registry.decoder("projector")
-        found = [(run, rel) for run in index.file_runs() for rel in dec.list_files(index.run_dir(run))[0]]
-    else:
-        found = [(t["run"], t["relative"]) for t in profile_traces(index)]
+    found = lister(index.logdir, index.file_runs(), index.run_dir, index.wants_run)
     for run, relative in found:
         if runs is not None and run not in runs:
             continue

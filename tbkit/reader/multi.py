@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
 from tbkit.errors import NotFoundError
+from tbkit.plugins import registry
 from tbkit.provider import DataClass, Keep, PluginFile, Run, Series, SeriesInfo, SeriesProvider
 from tbkit.reader.discovery import discover_runs
 from tbkit.reader.index import LogdirIndex, LogdirProvider
@@ -196,6 +197,10 @@ class MultiLogdirProvider(SeriesProvider):
             for s in provider.series_info(data_class, plugin_name, inner):
                 out.append(dataclasses.replace(s, run=name))
         return out
+
+    def file_based_plugins(self) -> tuple[str, ...]:
+        """The registry's file-based plugins (see :meth:`SeriesProvider.file_based_plugins`)."""
+        return registry.file_based_plugins()
 
     def list_plugin_files(
         self, plugin_name: str, *, runs: Iterable[str] | None = None

@@ -43,3 +43,25 @@ def test_in_memory_data_never_change():
     provider = InMemoryProvider({"r": {"t": {"points": [(0, 0.0, 1.0)]}}})
     assert provider.generation == 0
     assert provider.reload(progress=lambda: None) == 0 and provider.generation == 0
+
+
+def test_in_memory_defaults_come_from_the_installed_lookup() -> None:
+    """The provider names no kind: what a spec leaves out comes from set_kind_defaults."""
+    from tbkit.plugins import registry
+    from tbkit.provider import DataClass, set_kind_defaults
+
+    spec = {"r": {"t": {"points": [(0, 0.0, 1.0)]}, "g": {"plugin": "graphs", "points": [(0, 0.0, [b"x"])]}}}
+    by_registry = InMemoryProvider(spec).series()
+    assert {(s.tag, s.plugin_name, s.data_class) for s in by_registry} == {
+        ("t", "scalars", DataClass.SCALAR),
+        ("g", "graphs", DataClass.BLOB_SEQUENCE),
+    }
+    try:
+        set_kind_defaults(lambda plugin: None, "other")
+        assert {(s.plugin_name, s.data_class) for s in InMemoryProvider(spec).series()} == {
+            ("other", DataClass.TENSOR),
+            ("graphs", DataClass.TENSOR),
+        }
+    finally:
+        registry.install_provider_defaults()
+    assert InMemoryProvider(spec).file_based_plugins() == ()

@@ -7,6 +7,17 @@ importing a kind.
 """
 
 from tbkit.plugins.hparams import sessions
+from tbkit.plugins.spec import Plugin
 from tbkit.provider import set_hparams_queries
 
 set_hparams_queries(sessions)
+
+PLUGINS = (
+    Plugin(
+        "hparams",
+        "tensor",
+        decoder="tbkit.plugins.hparams.decode",
+        routes="tbkit.plugins.hparams.routes",
+        dedicated_frame=True,
+    ),
+)

@@ -1,1 +1,13 @@
 """The profile plugin: Chrome trace files under ``<run>/plugins/profile/<session>/`` (read side)."""
+
+from tbkit.plugins.spec import Plugin
+
+PLUGINS = (
+    Plugin(
+        "profile",
+        "tensor",
+        decoder="tbkit.plugins.profile.decode",
+        file_based=True,
+        routes="tbkit.plugins.profile.routes",
+    ),
+)

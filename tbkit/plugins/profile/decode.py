@@ -21,6 +21,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -37,6 +38,7 @@ __all__ = [
     "find_traces",
     "load",
     "nest",
+    "plugin_files",
     "summarize",
     "supported",
     "trace_name",
@@ -64,6 +66,21 @@ def decode(array: np.ndarray) -> np.ndarray:
 
 def _run_name(parts: list[str]) -> str:
     return "/".join(parts) if parts else "."
+
+
+def plugin_files(
+    logdir: str, runs: list[str], run_dir: Callable[[str], str], wants_run: Callable[[str], bool]
+) -> list[tuple[str, str]]:
+    """``(run, path below the run directory)`` of every trace file under ``logdir`` of a wanted run.
+
+    The file-based plugins' one listing (see :mod:`tbkit.plugins.registry`): traces are
+    found by walking the logdir (:func:`find_traces`), kept when ``wants_run(run)``.
+
+    Example:
+        >>> plugin_files("memory://none", ["."], lambda run: "memory://none", lambda run: True)
+        []
+    """
+    return [(t["run"], t["relative"]) for t in find_traces(logdir) if wants_run(t["run"])]
 
 
 def find_traces(logdir: str) -> list[dict[str, str]]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -37,6 +38,7 @@ __all__ = [
     "parse_metadata",
     "parse_tensor_file",
     "parse_tensors",
+    "plugin_files",
     "read_config",
     "step_of",
     "supported",
@@ -111,6 +113,22 @@ def parse_config(data: bytes) -> projector_pb2.ProjectorConfig:
 def _referenced(info: projector_pb2.EmbeddingInfo) -> list[str]:
     paths = [info.tensor_path, info.metadata_path, info.bookmarks_path, info.sprite.image_path]
     return [p for p in paths if p]
+
+
+def plugin_files(
+    logdir: str, runs: list[str], run_dir: Callable[[str], str], wants_run: Callable[[str], bool]
+) -> list[tuple[str, str]]:
+    """``(run, path below the run directory)`` of every file the projector reads in ``runs``.
+
+    The file-based plugins' one listing (see :mod:`tbkit.plugins.registry`): ``runs`` are
+    where file-based plugins look (every run and the logdir itself), ``run_dir(run)`` their
+    directories; the projector reads each run's config and the files it names.
+
+    Example:
+        >>> plugin_files("memory://none", ["."], lambda run: "memory://none", lambda run: True)
+        []
+    """
+    return [(run, relative) for run in runs for relative in list_files(run_dir(run))[0]]
 
 
 def list_files(run_dir: str) -> tuple[list[str], Problems]:

@@ -1,0 +1,68 @@
+"""The plugin contract as one object: what a data kind is, and where its parts live.
+
+Each kind's folder declares its plugins in its ``__init__.py`` as ``PLUGINS = (Plugin(...),
+...)``; :mod:`tbkit.plugins.registry` lists those folders and the ``tbkit.plugins`` entry
+point group. The spec names modules by dotted path (nothing is imported by declaring it), so
+a kind's ``__init__.py`` stays as light as this module: no Flask, pandas or NumPy.
+
+Example:
+    >>> p = Plugin("confusion_matrix", "tensor", decoder="tbkit_confusion.decode")
+    >>> p.name, p.data_class, p.routes, p.file_based
+    ('confusion_matrix', 'tensor', None, False)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+__all__ = ["DataClassName", "Plugin"]
+
+DataClassName = Literal["scalar", "tensor", "blob_sequence"]
+_DATA_CLASSES = ("scalar", "tensor", "blob_sequence")
+
+
+@dataclass(frozen=True)
+class Plugin:
+    """One data kind (or one dashboard) as tbkit's core sees it.
+
+    Attributes:
+        name: The ``plugin_name`` written in the files' ``SummaryMetadata`` (for a
+            dashboard-only plugin such as ``timeseries``: its route prefix).
+        data_class: The data class of its series when a file's metadata leaves it unknown
+            (``"scalar"``, ``"tensor"`` or ``"blob_sequence"``); None for a dashboard-only
+            plugin that owns no series.
+        decoder: Dotted module of the read side (today's ``plugins/<kind>/decode.py``, see
+            :mod:`tbkit.plugins.registry` for what it provides), or None.
+        legacy_field: The TF1 ``Summary.Value`` field its decoder migrates (e.g.
+            ``"histo"``), or None.
+        file_based: True when it reads plain files from the run directory (through
+            ``list_plugin_files``) rather than event-file series.
+        frames: Frame kind → ``"module:function"`` of the function building that frame.
+        routes: Dotted module of the serve side (``blueprint`` and ``TABS``), or None when
+            it has no dashboard of its own.
+        dedicated_frame: True when it has a frame of its own, so ``Logdir.tensors()``
+            leaves its series out unless asked by name.
+        columns: The columns after ``run, tag, step, wall_time`` of its generic kind frame
+            (rows from its decoder's ``rows(stored)``); empty when it has none.
+    """
+
+    name: str
+    data_class: DataClassName | None
+    decoder: str | None = None
+    legacy_field: str | None = None
+    file_based: bool = False
+    frames: Mapping[str, str] = field(default_factory=dict, hash=False)
+    routes: str | None = None
+    dedicated_frame: bool = False
+    columns: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            raise ValueError("a plugin needs a name")
+        if self.data_class is not None and self.data_class not in _DATA_CLASSES:
+            raise ValueError(f"plugin {self.name!r}: data_class must be one of {_DATA_CLASSES}")
+        for kind, target in self.frames.items():
+            if ":" not in target:
+                raise ValueError(f"plugin {self.name!r}: frame {kind!r} must be 'module:function'")

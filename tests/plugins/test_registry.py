@@ -1,0 +1,191 @@
+"""The plugin spec, the registry's one table and its one entry-point group (and the old ones)."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import json
+import subprocess
+import sys
+import types
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tbkit.plugins import registry
+from tbkit.plugins.spec import Plugin
+
+
+class _EntryPoint:
+    def __init__(self, name: str, obj: Any) -> None:
+        self.name = name
+        self._obj = obj
+
+    def load(self) -> Any:
+        if isinstance(self._obj, BaseException):
+            raise self._obj
+        return self._obj
+
+
+@pytest.fixture
+def fake_entry_points(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, list[_EntryPoint]]]:
+    groups: dict[str, list[_EntryPoint]] = {}
+
+    def entry_points(*, group: str) -> list[_EntryPoint]:
+        return list(groups.get(group, []))
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", entry_points)
+    registry._reset()
+    yield groups
+    registry._reset()
+
+
+def _module(name: str, monkeypatch: pytest.MonkeyPatch, **attrs: Any) -> types.ModuleType:
+    module = types.ModuleType(name)
+    for key, value in attrs.items():
+        setattr(module, key, value)
+    monkeypatch.setitem(sys.modules, name, module)
+    return module
+
+
+# -- the spec
+
+
+def test_plugin_is_frozen_and_checks_its_fields() -> None:
+    p = Plugin("k", "tensor", decoder="x.decode", frames={"k": "x.frames:k_frame"})
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        p.name = "other"  # type: ignore[misc]
+    with pytest.raises(ValueError, match="data_class"):
+        Plugin("k", "matrix")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="module:function"):
+        Plugin("k", "tensor", frames={"k": "x.frames.k_frame"})
+    with pytest.raises(ValueError, match="name"):
+        Plugin("", "tensor")
+
+
+# -- the built-in table
+
+
+def test_every_builtin_package_declares_plugins_matching_its_decoder() -> None:
+    table = registry.plugins()
+    for package in registry.BUILTIN:
+        declared = importlib.import_module(package).PLUGINS
+        assert declared and all(isinstance(p, Plugin) for p in declared), package
+        for p in declared:
+            assert table[p.name] is p
+            if p.decoder is not None:
+                dec = registry.decoder(p.name)
+                assert dec is importlib.import_module(p.decoder)
+                assert p.name == dec.PLUGIN_NAME and p.data_class == dec.DATA_CLASS
+                assert p.legacy_field == dec.LEGACY_FIELD
+                assert bool(getattr(dec, "FILE_BASED", False)) == p.file_based
+            if p.routes is not None:
+                assert registry.route_modules()[p.name] is importlib.import_module(p.routes)
+            if p.columns:
+                assert p.dedicated_frame and hasattr(registry.decoder(p.name), "rows")
+
+
+def test_builtin_table_in_tab_order() -> None:
+    assert list(registry.route_modules()) == [
+        "timeseries", "scalars", "histograms", "images", "audio", "text", "hparams", "custom_scalars",
+        "pr_curves", "graphs", "projector", "mesh", "profile",
+    ]  # fmt: skip
+    assert registry.plugin_names() == [
+        "audio", "custom_scalars", "graph_keras_model", "graphs", "histograms", "hparams", "images",
+        "mesh", "pr_curves", "profile", "projector", "scalars", "tensor", "text",
+    ]  # fmt: skip
+    assert registry.file_based_plugins() == ("projector", "profile")
+    assert set(registry.dedicated_frame_plugins()) == {
+        "histograms", "images", "audio", "text", "pr_curves", "custom_scalars", "mesh", "hparams",
+        "graphs", "graph_keras_model", "graph_tagged_run_metadata",
+    }  # fmt: skip
+    assert registry.plugins()["graph_tagged_run_metadata"].decoder is None
+    assert registry.decoder("timeseries") is None and registry.decoder("nope") is None
+    assert registry.data_class_of("images") == "blob_sequence" and registry.data_class_of("nope") is None
+
+
+def test_legacy_decoders_by_field() -> None:
+    assert registry.legacy_decoder("simple_value").PLUGIN_NAME == "scalars"
+    assert registry.legacy_decoder("histo").PLUGIN_NAME == "histograms"
+    assert registry.legacy_decoder("image").PLUGIN_NAME == "images"
+    assert registry.legacy_decoder("audio").PLUGIN_NAME == "audio"
+    assert registry.legacy_decoder("tensor") is None
+
+
+def test_declaring_a_kind_stays_light() -> None:
+    """Importing a kind's package imports nothing beyond ``import tbkit`` but the spec."""
+    packages = [p for p in registry.BUILTIN if p != "tbkit.plugins.hparams"]
+    code = (
+        "import sys, importlib, json, tbkit; before = set(sys.modules); "
+        f"[importlib.import_module(p) for p in {packages!r}]; "
+        "print(json.dumps(sorted(set(sys.modules) - before)))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
+    assert set(json.loads(out)) <= {*packages, "tbkit.plugins.spec"}
+    # hparams installs its session queries on import: still no server and no pandas
+    code = "import sys, tbkit.plugins.hparams; print([m for m in ('flask', 'pandas') if m in sys.modules])"
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
+    assert out.strip() == "[]"
+
+
+# -- entry points
+
+
+def test_entry_point_loading_a_plugin(
+    fake_entry_points: dict[str, list[_EntryPoint]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dec = _module("fake_kind.decode", monkeypatch, PLUGIN_NAME="fake", DATA_CLASS="tensor", LEGACY_FIELD=None)
+    routes = _module("fake_kind.routes", monkeypatch, TABS=(), blueprint=object())
+    spec = Plugin("fake", "tensor", decoder="fake_kind.decode", routes="fake_kind.routes", file_based=True)
+    fake_entry_points[registry.ENTRY_POINT_GROUP] = [_EntryPoint("fake", spec)]
+    assert registry.plugins()["fake"] is spec
+    assert registry.decoder("fake") is dec and "fake" in registry.plugin_names()
+    assert registry.route_modules()["fake"] is routes
+    assert registry.file_based_plugins() == ("projector", "profile", "fake")
+
+
+def test_entry_point_loading_a_module_with_plugins(
+    fake_entry_points: dict[str, list[_EntryPoint]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package = _module("two_kinds", monkeypatch, PLUGINS=(Plugin("one", "scalar"), Plugin("two", "tensor")))
+    fake_entry_points[registry.ENTRY_POINT_GROUP] = [_EntryPoint("two_kinds", package)]
+    assert {"one", "two"} <= set(registry.plugins()) and "two_kinds" not in registry.plugins()
+
+
+def test_entry_point_loading_an_old_style_decoder_is_wrapped(
+    fake_entry_points: dict[str, list[_EntryPoint]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dec = _module("old_kind", monkeypatch, PLUGIN_NAME="old", DATA_CLASS="blob_sequence", LEGACY_FIELD=None)
+    fake_entry_points[registry.ENTRY_POINT_GROUP] = [
+        _EntryPoint("old", dec),
+        _EntryPoint("broken", ImportError("no such module")),
+        _EntryPoint("scalars", dec),  # a built-in name: the built-in wins
+    ]
+    assert registry.plugins()["old"] == Plugin("old", "blob_sequence", decoder="old_kind")
+    assert registry.decoder("old") is dec
+    assert "broken" not in registry.plugins() and registry.decoder("broken") is None
+    assert registry.decoder("scalars").__name__ == "tbkit.plugins.scalars.decode"
+
+
+def test_deprecated_routes_group_still_read(
+    fake_entry_points: dict[str, list[_EntryPoint]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    routes = _module("legacy_routes", monkeypatch, TABS=(), blueprint=object())
+    fake_entry_points[registry.ROUTES_ENTRY_POINT_GROUP] = [
+        _EntryPoint("legacy", routes),
+        _EntryPoint("scalars", routes),  # a built-in dashboard is never replaced
+    ]
+    with pytest.warns(DeprecationWarning, match="tbkit.plugin_routes"):
+        modules = registry.route_modules()
+    assert modules["legacy"] is routes and list(modules)[-1] == "legacy"
+    assert modules["scalars"].__name__ == "tbkit.plugins.scalars.routes"
+
+
+def test_broken_third_party_routes_are_left_out_with_a_warning(
+    fake_entry_points: dict[str, list[_EntryPoint]],
+) -> None:
+    spec = Plugin("ghost", "tensor", routes="no_such_module_anywhere.routes")
+    fake_entry_points[registry.ENTRY_POINT_GROUP] = [_EntryPoint("ghost", spec)]
+    with pytest.warns(RuntimeWarning, match="ghost"):
+        assert "ghost" not in registry.route_modules()
