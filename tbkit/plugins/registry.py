@@ -23,7 +23,9 @@ modern tensor), ``blobs(stored)`` (blob-sequence kinds), ``rows(stored)`` (frame
 ``check(content) -> str | None`` (why a series' payload cannot be fully read: recorded as
 a problem naming the file) and ``empty_value()`` (the value of a summary that carries only
 metadata, as torch writes hparams). File-based plugins read their files through
-:mod:`tbkit.record.storage`.
+:mod:`tbkit.record.storage`; their decoder lists them with ``plugin_files(logdir, runs,
+run_dir, wants_run) -> [(run, relative path)]`` and may name the run a directory without
+event files makes with ``run_of(directory, files) -> str | None`` (run discovery asks).
 
 A route module provides ``blueprint`` (a Flask blueprint, mounted under
 ``/data/plugin/<name>/``) and ``TABS`` (the dashboards it serves, see
@@ -56,6 +58,7 @@ __all__ = [
     "data_class_of",
     "decoder",
     "dedicated_frame_plugins",
+    "event_field_plugin",
     "file_based_plugins",
     "install_provider_defaults",
     "legacy_decoder",
@@ -201,6 +204,14 @@ def data_class_of(plugin_name: str) -> str | None:
     """The data class of ``plugin_name``'s series when a file leaves it unknown (None: unknown plugin)."""
     spec = plugins().get(plugin_name)
     return None if spec is None else spec.data_class
+
+
+def event_field_plugin(field: str) -> str | None:
+    """The plugin that keeps the ``Event`` field ``field`` (e.g. ``"graph_def"``) as a blob series."""
+    for name, spec in plugins().items():
+        if spec.event_field == field:
+            return name
+    return None
 
 
 def file_based_plugins() -> tuple[str, ...]:

@@ -37,6 +37,8 @@ class Plugin:
             :mod:`tbkit.plugins.registry` for what it provides), or None.
         legacy_field: The TF1 ``Summary.Value`` field its decoder migrates (e.g.
             ``"histo"``), or None.
+        event_field: The ``Event`` field (outside any summary) whose bytes it keeps as a
+            blob series (``"graph_def"``, ``"tagged_run_metadata"``), or None.
         file_based: True when it reads plain files from the run directory (through
             ``list_plugin_files``) rather than event-file series.
         frames: Frame kind → ``"module:function"`` of the function building that frame.
@@ -52,6 +54,7 @@ class Plugin:
     data_class: DataClassName | None
     decoder: str | None = None
     legacy_field: str | None = None
+    event_field: str | None = None
     file_based: bool = False
     frames: Mapping[str, str] = field(default_factory=dict, hash=False)
     routes: str | None = None

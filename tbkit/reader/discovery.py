@@ -8,36 +8,32 @@ skipped. All access goes through :mod:`tbkit.record.storage`.
 A logdir that is itself a file is one run named ``.`` holding that file (``tbkit.read`` of
 one event file); :func:`looks_like_event_file` tells whether a file is one.
 
-A directory holding profiler traces but no event files is a run too (with no event
-files), as the profile viewers show it: ``torch.profiler.tensorboard_trace_handler``'s
-``<run>/<worker>.<timestamp>.pt.trace.json[.gz]`` and
+A directory holding a file-based plugin's files but no event files can be a run too (with
+no event files): each such plugin's decoder decides, by its ``run_of(directory, files)``.
+The profile plugin's makes runs of profiler traces, as the profile viewers show them:
+``torch.profiler.tensorboard_trace_handler``'s ``<run>/<worker>.<timestamp>.pt.trace.json[.gz]`` and
 ``<run>/plugins/profile/<session>/<worker>.trace.json[.gz]`` (see
 :mod:`tbkit.plugins.profile.decode`).
 """
 
 from __future__ import annotations
 
-import re
+from collections.abc import Callable
 
 from tbkit.errors import StorageError
+from tbkit.plugins import registry
 from tbkit.record import storage
 from tbkit.record.framing import HEADER_SIZE, Status, parse_record
 
 __all__ = ["discover_runs", "is_event_file", "looks_like_event_file"]
 
 _MAX_DEPTH = 64
-_TORCH_TRACE = re.compile(r"\.\d+\.pt\.trace\.json(\.gz)?$")
-_PLUGIN_TRACE = re.compile(r"\.trace\.json(\.gz)?$")
 
 
-def _trace_run(name: str, files: list[str]) -> str | None:
-    """The run a directory's trace files belong to (``name`` is the directory's run name)."""
-    parts = name.split("/")
-    if len(parts) >= 3 and parts[-3:-1] == ["plugins", "profile"] and any(map(_PLUGIN_TRACE.search, files)):
-        return "/".join(parts[:-3]) or "."
-    if any(map(_TORCH_TRACE.search, files)):
-        return name
-    return None
+def _trace_runs() -> list[Callable[[str, list[str]], str | None]]:
+    """The file-based plugins' ``run_of(directory, files)``: which run a directory's files make."""
+    found = (getattr(registry.decoder(name), "run_of", None) for name in registry.file_based_plugins())
+    return [run_of for run_of in found if run_of is not None]
 
 
 def is_event_file(name: str) -> bool:
@@ -70,6 +66,7 @@ def discover_runs(logdir: str) -> dict[str, list[str]]:
         {}
     """
     runs: dict[str, list[str]] = {}
+    trace_runs = _trace_runs()
     stack: list[tuple[str, str, int]] = [(logdir, ".", 0)]
     while stack:
         path, name, depth = stack.pop()
@@ -83,7 +80,8 @@ def discover_runs(logdir: str) -> dict[str, list[str]]:
         if files:
             runs[name] = files
         else:
-            traced = _trace_run(name, [e for e, is_dir in entries if not is_dir])
+            plain = [e for e, is_dir in entries if not is_dir]
+            traced = next((r for r in (run_of(name, plain) for run_of in trace_runs) if r is not None), None)
             if traced is not None:
                 runs.setdefault(traced, [])
         if depth >= _MAX_DEPTH:

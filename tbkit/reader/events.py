@@ -36,8 +36,6 @@ _DATA_CLASSES = {
     summary_pb2.DATA_CLASS_BLOB_SEQUENCE: DataClass.BLOB_SEQUENCE,
 }
 _GRAPH_TAG = "__run_graph__"
-_GRAPH_PLUGIN = "graphs"
-_RUN_METADATA_PLUGIN = "graph_tagged_run_metadata"
 
 
 @dataclass(frozen=True)
@@ -127,12 +125,16 @@ class RunData:
             for value in event.summary.value:
                 self._apply_value(value, event.step, event.wall_time, state)
         elif what == "graph_def" and self._wanted(_GRAPH_TAG):
-            self._add_blob(_GRAPH_TAG, _GRAPH_PLUGIN, event, event.graph_def, state)
+            self._add_blob(_GRAPH_TAG, registry.event_field_plugin(what), event, event.graph_def, state)
         elif what == "tagged_run_metadata" and self._wanted(event.tagged_run_metadata.tag):
             trm = event.tagged_run_metadata
-            self._add_blob(trm.tag, _RUN_METADATA_PLUGIN, event, trm.run_metadata, state)
+            self._add_blob(trm.tag, registry.event_field_plugin(what), event, trm.run_metadata, state)
 
-    def _add_blob(self, tag: str, plugin: str, event: event_pb2.Event, blob: bytes, state: FileState) -> None:
+    def _add_blob(
+        self, tag: str, plugin: str | None, event: event_pb2.Event, blob: bytes, state: FileState
+    ) -> None:
+        if plugin is None:  # no plugin keeps this field
+            return
         series = self._series_for(tag, SeriesMeta(plugin, DataClass.BLOB_SEQUENCE), state.path)
         if series.refused:
             return
@@ -227,8 +229,9 @@ class RunData:
             self.start_time = float(walls[0])
         series = self.series.get(tag)
         if series is None:
-            if kinds[0] == 0:  # simple_value: migrated to the scalars plugin
-                meta = SeriesMeta("scalars", DataClass.SCALAR)
+            if kinds[0] == 0:  # simple_value: migrated to the plugin that owns it
+                legacy = registry.legacy_decoder("simple_value")
+                meta = SeriesMeta(legacy.PLUGIN_NAME, DataClass(legacy.DATA_CLASS))
             else:  # a tensor without metadata: TensorBoard keeps it as a plugin-less tensor
                 meta = SeriesMeta("", DataClass.TENSOR)
             series = self._series_for(tag, meta, state.path)

@@ -1,4 +1,4 @@
-"""The graphs plugin: op graphs (``Event.graph_def``) and Keras conceptual graphs."""
+"""The graphs plugin: op graphs (``Event.graph_def``), Keras conceptual graphs and tagged run metadata."""
 
 from tbkit.plugins.spec import Plugin
 
@@ -7,6 +7,7 @@ PLUGINS = (
         "graphs",
         "blob_sequence",
         decoder="tbkit.plugins.graphs.decode",
+        event_field="graph_def",
         routes="tbkit.plugins.graphs.routes",
         dedicated_frame=True,
     ),
@@ -16,5 +17,7 @@ PLUGINS = (
         decoder="tbkit.plugins.graphs.decode_keras",
         dedicated_frame=True,
     ),
-    Plugin("graph_tagged_run_metadata", "blob_sequence", dedicated_frame=True),
+    Plugin(
+        "graph_tagged_run_metadata", "blob_sequence", event_field="tagged_run_metadata", dedicated_frame=True
+    ),
 )

@@ -39,6 +39,7 @@ __all__ = [
     "load",
     "nest",
     "plugin_files",
+    "run_of",
     "summarize",
     "supported",
     "trace_name",
@@ -52,6 +53,8 @@ PROFILE_DIR = ("plugins", "profile")
 _MAX_DEPTH = 32
 _PLUGIN_TRACE = re.compile(r"^(?P<worker>.+?)(\.pt)?\.trace\.json(\.gz)?$")
 _TORCH_TRACE = re.compile(r"^(?P<worker>.+)\.(?P<session>\d+)\.pt\.trace\.json(\.gz)?$")
+_ANY_TORCH_TRACE = re.compile(r"\.\d+\.pt\.trace\.json(\.gz)?$")
+_ANY_PLUGIN_TRACE = re.compile(r"\.trace\.json(\.gz)?$")
 
 
 def supported(content: bytes) -> bool:
@@ -66,6 +69,27 @@ def decode(array: np.ndarray) -> np.ndarray:
 
 def _run_name(parts: list[str]) -> str:
     return "/".join(parts) if parts else "."
+
+
+def run_of(directory: str, files: list[str]) -> str | None:
+    """The run whose traces the directory ``directory`` (a run name) holds, or None.
+
+    Asked by run discovery for each directory without event files (see
+    :mod:`tbkit.plugins.registry`): a session directory ``<run>/plugins/profile/<session>``
+    with trace files belongs to ``<run>``; a directory with torch's ``*.<n>.pt.trace.json``
+    files is a run of its own.
+
+    Example:
+        >>> run_of("train/plugins/profile/2024_01_01", ["host.trace.json.gz"]), run_of("x", ["a.txt"])
+        ('train', None)
+    """
+    parts = directory.split("/")
+    in_session = len(parts) >= 3 and parts[-3:-1] == list(PROFILE_DIR)
+    if in_session and any(map(_ANY_PLUGIN_TRACE.search, files)):
+        return "/".join(parts[:-3]) or "."
+    if any(map(_ANY_TORCH_TRACE.search, files)):
+        return directory
+    return None
 
 
 def plugin_files(
