@@ -1,7 +1,8 @@
 """Frames of the file-based kinds: projector embeddings and profiler traces (their files: :mod:`.index`).
 
-These are not events: their plugins (``projector``, ``profile``, found through the
-registry) read plain files through :mod:`tbkit.record.storage` when a frame is asked for.
+These are not events: their plugins (named by :class:`~tbkit.reader.logdir.Logdir`'s
+methods, found through the registry) read plain files through :mod:`tbkit.record.storage`
+when a frame is asked for.
 What cannot be read becomes a problem naming the file (listed by ``problems()`` once the
 kind was read); everything else still reads.
 """
@@ -16,7 +17,7 @@ from tbkit.errors import StorageError
 from tbkit.plugins import registry
 from tbkit.reader.events import Problem
 from tbkit.reader.frames import _frame, _pd
-from tbkit.reader.index import LogdirIndex, profile_traces
+from tbkit.reader.index import LogdirIndex
 from tbkit.record import storage
 
 if TYPE_CHECKING:
@@ -34,11 +35,11 @@ def _metadata_frame(columns: list[str] | None, rows: list[list[str]] | None) -> 
     return pd.DataFrame(fitted, columns=columns, dtype="string")
 
 
-def embeddings_frame(index: LogdirIndex) -> pd.DataFrame:
+def embeddings_frame(index: LogdirIndex, plugin: str) -> pd.DataFrame:
     """run, tag (tensor name), step (nullable), shape, tensor (float64 N×D), metadata (a frame of
     string columns, or None), sprite (PNG bytes or None), sprite_image_dim ((w, h) or None),
-    tensor_path."""
-    dec = registry.decoder("projector")
+    tensor_path: ``plugin``'s embeddings (its decoder's ``embeddings(run_dir)``)."""
+    dec = registry.decoder(plugin)
     records, problems = [], []
     for run in index.file_runs():
         found, bad = dec.embeddings(index.run_dir(run))
@@ -46,7 +47,7 @@ def embeddings_frame(index: LogdirIndex) -> pd.DataFrame:
         for record in found:
             columns, rows = record.pop("metadata_columns"), record.pop("metadata_rows")
             records.append({"run": run, **record, "metadata": _metadata_frame(columns, rows)})
-    index.set_file_problems("projector", problems)
+    index.set_file_problems(plugin, problems)
     columns = [
         "run",
         "tag",
@@ -63,13 +64,14 @@ def embeddings_frame(index: LogdirIndex) -> pd.DataFrame:
     return frame
 
 
-def traces_frame(index: LogdirIndex, top: int | None = 20) -> pd.DataFrame:
+def traces_frame(index: LogdirIndex, plugin: str, top: int | None = 20) -> pd.DataFrame:
     """run, session, worker, path, events, start_us, span_us, top_ops (a frame: name, category,
-    count, total_us, self_us; the ``top`` ops by self time)."""
+    count, total_us, self_us; the ``top`` ops by self time): ``plugin``'s traces of the runs
+    ``index`` reads (its decoder's ``find_traces(logdir)`` and ``summarize(data, top=)``)."""
     pd = _pd()
-    dec = registry.decoder("profile")
+    dec = registry.decoder(plugin)
     records, problems = [], []
-    for trace in profile_traces(index):
+    for trace in (t for t in dec.find_traces(index.logdir) if index.wants_run(t["run"])):
         try:
             stats = dec.summarize(storage.read_bytes(trace["path"]), top=top)
         except (StorageError, ValueError) as exc:
@@ -82,6 +84,6 @@ def traces_frame(index: LogdirIndex, top: int | None = 20) -> pd.DataFrame:
         records.append(
             {**{k: trace[k] for k in ("run", "session", "worker", "path")}, **stats, "top_ops": table}
         )
-    index.set_file_problems("profile", problems)
+    index.set_file_problems(plugin, problems)
     frame = _frame(records, ["run", "session", "worker", "path", "events", "start_us", "span_us", "top_ops"])
     return frame.astype({"events": np.int64, "start_us": np.float64, "span_us": np.float64})

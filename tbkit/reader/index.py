@@ -36,7 +36,6 @@ __all__ = [
     "LogdirProvider",
     "list_plugin_files",
     "name_filter",
-    "profile_traces",
     "read_plugin_file",
 ]
 
@@ -308,12 +307,6 @@ class LogdirProvider(SeriesProvider):
 
 
 # -- the files of the file-based kinds: listed (by their decoders) and read for the provider
-
-
-def profile_traces(index: LogdirIndex) -> list[dict[str, str]]:
-    """The profiler's trace files of the runs ``index`` reads (run, session, worker, path, relative)."""
-    dec = registry.decoder("profile")
-    return [t for t in dec.find_traces(index.logdir) if index.wants_run(t["run"])]
 
 
 def list_plugin_files(

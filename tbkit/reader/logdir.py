@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -19,25 +20,14 @@ if TYPE_CHECKING:
 
 __all__ = ["Logdir", "checked_logdir", "read"]
 
-_KINDS = (
-    "scalars",
-    "histograms",
-    "images",
-    "audio",
-    "text",
-    "tensors",
-    "pr_curves",
-    "custom_scalars",
-    "meshes",
-    "graphs",
-    "graph_nodes",
-    "hparams",
-    "embeddings",
-    "traces",
-    "runs",
-    "tags",
-    "problems",
-)
+_KINDS: list[str] = []  # the frame methods, in the order they are defined (to_parquet's kinds)
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _frame_method(method: _F) -> _F:
+    """Mark a :class:`Logdir` method as one that gives a frame of its name."""
+    _KINDS.append(method.__name__)
+    return method
 
 
 def _copy_on_write() -> bool:
@@ -119,6 +109,11 @@ def read(
     return Logdir(logdir, runs=runs, tags=tags, purge_orphaned_data=purge_orphaned_data)
 
 
+def _blob(row: Any) -> bytes:
+    """The ``data`` bytes of a frame row (or the bytes themselves)."""
+    return bytes(row if isinstance(row, bytes | bytearray) else row["data"])
+
+
 class Logdir:
     """The runs and series of one logdir, as long-format pandas frames.
 
@@ -184,18 +179,22 @@ class Logdir:
         self._file_cache.clear()
         return self
 
+    @_frame_method
     def runs(self) -> pd.DataFrame:
         """run, start_time, event_files (paths in name order), problems (count)."""
         return self._cached(("runs",), lambda: frames.runs_frame(self._index))
 
+    @_frame_method
     def tags(self) -> pd.DataFrame:
         """run, tag, plugin, data_class, count, first_step, last_step, display_name, description."""
         return self._cached(("tags",), lambda: frames.tags_frame(self._index))
 
+    @_frame_method
     def problems(self) -> pd.DataFrame:
         """run, path, offset, reason of each corrupt or unreadable record (and pending tails)."""
         return self._cached(("problems",), lambda: frames.problems_frame(self._index))
 
+    @_frame_method
     def scalars(self, pivot: bool = False) -> pd.DataFrame:
         """run, tag, step, wall_time, value (float64); ``pivot=True``: run, step, one column per tag.
 
@@ -203,22 +202,27 @@ class Logdir:
         """
         return self._cached(("scalars", pivot), lambda: frames.scalars_frame(self._index, pivot=pivot))
 
+    @_frame_method
     def histograms(self) -> pd.DataFrame:
         """run, tag, step, wall_time, edges (k+1 bucket edges), counts (k)."""
         return self._cached(("histograms",), lambda: frames.kind_frame(self._index, "histograms"))
 
+    @_frame_method
     def images(self) -> pd.DataFrame:
         """run, tag, step, wall_time, index, width, height, format, data (encoded bytes)."""
         return self._cached(("images",), lambda: frames.kind_frame(self._index, "images"))
 
+    @_frame_method
     def audio(self) -> pd.DataFrame:
         """run, tag, step, wall_time, index, sample_rate, num_channels, length_frames, label, data."""
         return self._cached(("audio",), lambda: frames.kind_frame(self._index, "audio"))
 
+    @_frame_method
     def text(self) -> pd.DataFrame:
         """run, tag, step, wall_time, text (a str; for a table, the array of strings)."""
         return self._cached(("text",), lambda: frames.kind_frame(self._index, "text"))
 
+    @_frame_method
     def tensors(self, plugin: str | None = None) -> pd.DataFrame:
         """run, tag, plugin, step, wall_time, value (ndarray) of ``plugin``'s series.
 
@@ -226,45 +230,57 @@ class Logdir:
         """
         return self._cached(("tensors", plugin), lambda: frames.tensors_frame(self._index, plugin))
 
+    @_frame_method
     def pr_curves(self) -> pd.DataFrame:
         """run, tag, step, wall_time, thresholds, tp, fp, tn, fn, precision, recall (float64 arrays)."""
-        return self._cached(("pr_curves",), lambda: rich_frames.pr_curves_frame(self._index))
+        return self._cached(("pr_curves",), lambda: frames.kind_frame(self._index, "pr_curves"))
 
+    @_frame_method
     def custom_scalars(self) -> pd.DataFrame:
         """run, tag, step, wall_time, layout (``{category: {title: [kind, tags]}}``), proto (``Layout``)."""
-        return self._cached(("custom_scalars",), lambda: rich_frames.custom_scalars_frame(self._index))
+        return self._cached(("custom_scalars",), lambda: frames.kind_frame(self._index, "custom_scalars"))
 
+    @_frame_method
     def meshes(self) -> pd.DataFrame:
         """run, tag (mesh name), step, wall_time, vertices, faces, colors (arrays or None), config (dict)."""
-        return self._cached(("meshes",), lambda: rich_frames.meshes_frame(self._index))
+        return self._cached(("meshes",), lambda: rich_frames.meshes_frame(self._index, "mesh"))
 
+    @_frame_method
     def graphs(self) -> pd.DataFrame:
         """run, tag, step, wall_time, kind (op_graph, keras, run_metadata), graph, nodes (count).
 
         ``graph`` is a ``GraphDef`` message for op graphs, the model config dict for Keras
         models, the serialized ``RunMetadata`` for run metadata.
         """
-        return self._cached(("graphs",), lambda: rich_frames.graphs_frame(self._index))
+        return self._cached(("graphs",), lambda: rich_frames.graphs_frame(self._index, "graphs"))
 
+    @_frame_method
     def graph_nodes(self) -> pd.DataFrame:
         """run, tag, step, kind, name, op, inputs, shape, scope, device: one row per graph node
         (op graphs) or layer (Keras models)."""
-        return self._cached(("graph_nodes",), lambda: rich_frames.graph_nodes_frame(self._index))
+        return self._cached(("graph_nodes",), lambda: rich_frames.graph_nodes_frame(self._index, "graphs"))
 
+    @_frame_method
     def hparams(self) -> pd.DataFrame:
         """One row per session: run, group, status, start_time, end_time, each hyperparameter
         (float64, boolean or string; NA where missing), then each metric's last value (float64)."""
         return self._cached(("hparams",), lambda: rich_frames.hparams_frame(self._provider))
 
+    @_frame_method
     def embeddings(self) -> pd.DataFrame:
         """run, tag, step, shape, tensor (N×D float64), metadata (frame or None), sprite (PNG bytes),
         sprite_image_dim, tensor_path: the projector's embeddings, read from their files."""
-        return self._cached_files(("embeddings",), lambda: file_frames.embeddings_frame(self._index))
+        return self._cached_files(
+            ("embeddings",), lambda: file_frames.embeddings_frame(self._index, "projector")
+        )
 
+    @_frame_method
     def traces(self, top: int | None = 20) -> pd.DataFrame:
         """run, session, worker, path, events, start_us, span_us, top_ops (frame of the ``top`` ops
         by self time: name, category, count, total_us, self_us): one row per profiler trace file."""
-        return self._cached_files(("traces", top), lambda: file_frames.traces_frame(self._index, top))
+        return self._cached_files(
+            ("traces", top), lambda: file_frames.traces_frame(self._index, "profile", top)
+        )
 
     def aggregate(
         self, by: Any, *, stat: str = "mean", band: str = "std", keep_ungrouped: bool = True
@@ -311,11 +327,9 @@ class Logdir:
     @staticmethod
     def decode_image(row: Any) -> np.ndarray:
         """Decode an ``images()`` row (or its ``data`` bytes) to an H×W(×C) uint8 array (Pillow)."""
-        data = row if isinstance(row, bytes | bytearray) else row["data"]
-        return registry.decoder("images").to_array(bytes(data))
+        return registry.decoder("images").to_array(_blob(row))
 
     @staticmethod
     def decode_audio(row: Any) -> tuple[np.ndarray, int]:
         """Decode an ``audio()`` row (or its ``data`` bytes) to ``(samples, sample_rate)`` (soundfile)."""
-        data = row if isinstance(row, bytes | bytearray) else row["data"]
-        return registry.decoder("audio").to_array(bytes(data))
+        return registry.decoder("audio").to_array(_blob(row))

@@ -1,4 +1,6 @@
-"""Frames of the rich event kinds: PR curves, custom-scalars layouts, meshes, graphs and hparams.
+"""Frames of the rich event kinds: meshes, graphs and hparams.
+
+PR curves and custom-scalars layouts are plain kind frames (:func:`.frames.kind_frame`).
 
 Same conventions as :mod:`tbkit.reader.frames` (long format, categorical ``run`` and
 ``tag``, int64 ``step``, float64 ``wall_time``); each kind's rows come from its plugin's
@@ -21,21 +23,12 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
-    "GRAPH_PLUGINS",
-    "custom_scalars_frame",
     "graph_nodes_frame",
     "graphs_frame",
     "hparams_frame",
     "meshes_frame",
-    "pr_curves_frame",
 ]
 
-# Plugin name -> the ``kind`` shown in graphs(); tagged run metadata is kept as raw bytes.
-GRAPH_PLUGINS = {
-    "graphs": "op_graph",
-    "graph_keras_model": "keras",
-    "graph_tagged_run_metadata": "run_metadata",
-}
 _BASE = ["run", "tag", "step", "wall_time"]
 
 
@@ -49,34 +42,15 @@ def _points(index: LogdirIndex, plugin: str) -> list[tuple[str, str, Any, int, f
     return out
 
 
-def pr_curves_frame(index: LogdirIndex) -> pd.DataFrame:
-    """run, tag, step, wall_time, thresholds, tp, fp, tn, fn, precision, recall (float64 arrays)."""
-    dec = registry.decoder("pr_curves")
-    records = [
-        {"run": run, "tag": tag, "step": step, "wall_time": wall, **row}
-        for run, tag, _, step, wall, stored in _points(index, "pr_curves")
-        for row in dec.rows(stored)
-    ]
-    return _frame(records, [*_BASE, *dec.COLUMNS])
+def meshes_frame(index: LogdirIndex, plugin: str) -> pd.DataFrame:
+    """run, tag (the mesh's name), step, wall_time, vertices, faces, colors (arrays or None), config.
 
-
-def custom_scalars_frame(index: LogdirIndex) -> pd.DataFrame:
-    """run, tag, step, wall_time, layout (``{category: {title: [kind, tags]}}``), proto (``Layout``)."""
-    dec = registry.decoder("custom_scalars")
-    records = [
-        {"run": run, "tag": tag, "step": step, "wall_time": wall, **row}
-        for run, tag, _, step, wall, stored in _points(index, "custom_scalars")
-        for row in dec.rows(stored)
-    ]
-    return _frame(records, [*_BASE, "layout", "proto"])
-
-
-def meshes_frame(index: LogdirIndex) -> pd.DataFrame:
-    """run, tag (the mesh's name), step, wall_time, vertices, faces, colors (arrays or None), config."""
-    dec = registry.decoder("mesh")
+    ``plugin``'s decoder joins each mesh's component series (its ``join(parts)``).
+    """
+    dec = registry.decoder(plugin)
     records = []
     with index._lock:
-        chosen = _selected(index, lambda s: s.meta.plugin_name == "mesh" and not s.is_scalar)
+        chosen = _selected(index, lambda s: s.meta.plugin_name == plugin and not s.is_scalar)
         by_run: dict[str, list[tuple[str, bytes, np.ndarray, np.ndarray, Any]]] = {}
         for run, tag, series in chosen:
             by_run.setdefault(run, []).append((tag, series.meta.plugin_content, *series.columns()))
@@ -85,27 +59,37 @@ def meshes_frame(index: LogdirIndex) -> pd.DataFrame:
     return _frame(records, [*_BASE, "vertices", "faces", "colors", "config"])
 
 
-def _graph_points(index: LogdirIndex) -> list[tuple[str, str, int, float, str, Any]]:
+def _graph_kinds(plugin: str) -> dict[str, str]:
+    """Plugin name -> the ``kind`` shown in graphs(), as ``plugin``'s decoder names them (``FRAME_KINDS``)."""
+    return dict(registry.decoder(plugin).FRAME_KINDS)
+
+
+def _graph_points(index: LogdirIndex, plugin: str) -> list[tuple[str, str, int, float, str, Any]]:
     out = []
-    for plugin, kind in GRAPH_PLUGINS.items():
-        dec = registry.decoder(plugin)
-        for run, tag, _, step, wall, stored in _points(index, plugin):
+    for name, kind in _graph_kinds(plugin).items():
+        dec = registry.decoder(name)
+        for run, tag, _, step, wall, stored in _points(index, name):
             for blob in stored.reshape(-1).tolist() if isinstance(stored, np.ndarray) else [stored]:
                 graph = dec.parse(blob) if dec is not None and hasattr(dec, "parse") else bytes(blob)
                 out.append((run, tag, step, wall, kind, graph))
     return sorted(out, key=lambda p: (p[0], p[1], p[2]))
 
 
-def graphs_frame(index: LogdirIndex) -> pd.DataFrame:
+def _kind_decoders(plugin: str) -> dict[str, Any]:
+    return {kind: registry.decoder(name) for name, kind in _graph_kinds(plugin).items()}
+
+
+def graphs_frame(index: LogdirIndex, plugin: str) -> pd.DataFrame:
     """run, tag, step, wall_time, kind, graph, nodes.
 
     ``kind`` is ``op_graph`` (``graph`` a ``GraphDef``), ``keras`` (the model config dict)
     or ``run_metadata`` (the serialized ``RunMetadata`` bytes); ``nodes`` counts the
-    GraphDef's nodes or the Keras model's layers (None for run metadata).
+    GraphDef's nodes or the Keras model's layers (None for run metadata). ``plugin`` names the
+    graph plugins and their kinds (its decoder's ``FRAME_KINDS``).
     """
-    keras = registry.decoder("graph_keras_model")
+    keras = _kind_decoders(plugin)["keras"]
     records = []
-    for run, tag, step, wall, kind, graph in _graph_points(index):
+    for run, tag, step, wall, kind, graph in _graph_points(index, plugin):
         if kind == "op_graph":
             count: int | None = len(graph.node)
         elif kind == "keras":
@@ -119,13 +103,13 @@ def graphs_frame(index: LogdirIndex) -> pd.DataFrame:
     return frame
 
 
-def graph_nodes_frame(index: LogdirIndex) -> pd.DataFrame:
+def graph_nodes_frame(index: LogdirIndex, plugin: str) -> pd.DataFrame:
     """One row per node of every op graph and Keras model: run, tag, step, kind, name, op,
     inputs (list of names), shape (per output: list of dims, -1 unknown; None if unknown),
     scope (name up to its last ``/``), device."""
-    decoders = {"op_graph": registry.decoder("graphs"), "keras": registry.decoder("graph_keras_model")}
+    decoders = _kind_decoders(plugin)
     records = []
-    for run, tag, step, _, kind, graph in _graph_points(index):
+    for run, tag, step, _, kind, graph in _graph_points(index, plugin):
         if kind == "op_graph":
             rows = decoders[kind].node_rows(graph)
         elif kind == "keras":

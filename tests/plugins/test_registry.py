@@ -86,6 +86,7 @@ def test_every_builtin_package_declares_plugins_matching_its_decoder() -> None:
                 assert registry.route_modules()[p.name] is importlib.import_module(p.routes)
             if p.columns:
                 assert p.dedicated_frame and hasattr(registry.decoder(p.name), "rows")
+                assert tuple(getattr(registry.decoder(p.name), "COLUMNS", p.columns)) == p.columns
 
 
 def test_builtin_table_in_tab_order() -> None:
@@ -200,7 +201,11 @@ TBKIT = Path(__file__).resolve().parents[2] / "tbkit"
 # Summary.Value's ``tensor`` field (the oneof name), and an argument name in error messages.
 NOT_A_KIND = {
     ("tbkit/provider/_types.py", "tensor"),  # DataClass.TENSOR = "tensor"
-    ("tbkit/server/app.py", "tensor"),  # the data class shown in /data/plugins_listing
+    ("tbkit/server/app.py", "tensor"),
+    (
+        "tbkit/reader/file_frames.py",
+        "tensor",
+    ),  # the embeddings frame's ``tensor`` column  # the data class shown in /data/plugins_listing
     ("tbkit/reader/events.py", "tensor"),  # value.WhichOneof("value") == "tensor"
     ("tbkit/writer/_compat.py", "tensor"),  # the same oneof
     ("tbkit/writer/summary_writer.py", "tensor"),  # to_numpy(..., name="tensor")

@@ -9,5 +9,6 @@ PLUGINS = (
         decoder="tbkit.plugins.custom_scalars.decode",
         routes="tbkit.plugins.custom_scalars.routes",
         dedicated_frame=True,
+        columns=("layout", "proto"),
     ),
 )

@@ -13,11 +13,12 @@ from typing import Any
 import numpy as np
 from google.protobuf.message import DecodeError
 
-from tbkit.plugins.graphs.metadata import PLUGIN_NAME, RUN_GRAPH_NAME
+from tbkit.plugins.graphs.metadata import PLUGIN_NAME, PLUGIN_NAME_KERAS_MODEL, RUN_GRAPH_NAME
 from tbkit.proto import graph_pb2
 
 __all__ = [
     "DATA_CLASS",
+    "FRAME_KINDS",
     "LEGACY_FIELD",
     "PLUGIN_NAME",
     "RUN_GRAPH_NAME",
@@ -31,6 +32,13 @@ __all__ = [
 DATA_CLASS = "blob_sequence"
 LEGACY_FIELD = None
 KIND = "op_graph"
+# The graph plugins and the ``kind`` each shows in ``Logdir.graphs()``: op graphs (this
+# decoder), Keras models (decode_keras) and tagged run metadata (kept as raw bytes).
+FRAME_KINDS = {
+    PLUGIN_NAME: KIND,
+    PLUGIN_NAME_KERAS_MODEL: "keras",
+    "graph_tagged_run_metadata": "run_metadata",
+}
 
 
 def supported(content: bytes) -> bool:

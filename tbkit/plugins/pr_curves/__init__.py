@@ -9,5 +9,6 @@ PLUGINS = (
         decoder="tbkit.plugins.pr_curves.decode",
         routes="tbkit.plugins.pr_curves.routes",
         dedicated_frame=True,
+        columns=("thresholds", "tp", "fp", "tn", "fn", "precision", "recall"),
     ),
 )
