@@ -30,32 +30,16 @@ from tbkit._version import __version__
 from tbkit.cli._cells import normalize_cells
 from tbkit.cli._common import open_logdir, quiet_reader
 from tbkit.errors import InvalidArgumentError, MissingDependencyError, NotFoundError
+from tbkit.plugins import registry
 from tbkit.plugins.scalars.query import safe_path
+from tbkit.reader.logdir import frame_kinds
 
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["FORMATS", "KINDS", "export_logdir", "parse_kinds"]
 
-KINDS = (
-    "scalars",
-    "histograms",
-    "images",
-    "audio",
-    "text",
-    "tensors",
-    "pr_curves",
-    "hparams",
-    "custom_scalars",
-    "meshes",
-    "graphs",
-    "graph_nodes",
-    "embeddings",
-    "traces",
-    "runs",
-    "tags",
-    "problems",
-)
+KINDS = frame_kinds()  # every frame of tbkit.read(logdir), by its method's name
 FORMATS = {"parquet": "parquet", "csv": "csv", "json": "jsonl"}
 CHUNK_ROWS = 1 << 20  # rows per Parquet row group / CSV or JSON block
 _MAGIC = [
@@ -66,7 +50,6 @@ _MAGIC = [
     (b"OggS", "ogg"),
     (b"fLaC", "flac"),
 ]
-_DEFAULT_EXT = {"graphs": "pb", "custom_scalars": "pb"}
 
 
 def parse_kinds(text: str | None) -> list[str]:
@@ -98,7 +81,8 @@ def _extension(kind: str, data: bytes, image_format: Any = None) -> str:
             return ext
     if data[:1] in (b"{", b"["):
         return "json"
-    return _DEFAULT_EXT.get(kind, "bin")
+    spec = registry.plugins().get(kind)  # the plugin a frame is named after says (Plugin.media_extension)
+    return (spec.media_extension if spec is not None else None) or "bin"
 
 
 class _MediaWriter:

@@ -29,6 +29,7 @@ from tbkit._version import __version__
 from tbkit.cli._common import open_logdir, quiet_reader
 from tbkit.cli.jsbundle import bundle
 from tbkit.plugins.colors import run_color
+from tbkit.plugins.scalars.metadata import PLUGIN_NAME as SCALARS_PLUGIN
 from tbkit.plugins.scalars.query import all_scalar_columns, minmax_indices, smooth
 from tbkit.plugins.text.render import text_to_html
 
@@ -81,7 +82,7 @@ def _series(run: str, columns: tuple[np.ndarray, np.ndarray, np.ndarray], points
 
 
 def _scalars(ld: Any, points: int, weight: float) -> list[dict[str, Any]]:
-    found = all_scalar_columns(ld.provider, "scalars", lambda run, tag: True)
+    found = all_scalar_columns(ld.provider, SCALARS_PLUGIN, lambda run, tag: True)
     by_tag: dict[str, list[dict[str, Any]]] = {}
     for (run, tag), columns in sorted(found.items(), key=lambda item: (item[0][1], item[0][0])):
         by_tag.setdefault(tag, []).append(_series(run, columns, points, weight))

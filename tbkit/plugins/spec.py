@@ -48,6 +48,9 @@ class Plugin:
             leaves its series out unless asked by name.
         columns: The columns after ``run, tag, step, wall_time`` of its generic kind frame
             (rows from its decoder's ``rows(stored)``); empty when it has none.
+        media_extension: The file extension ``tbkit export`` gives the binary cells of the
+            frame named after it when their bytes show no format of their own (e.g.
+            ``"pb"`` for serialized protos); None: ``bin``.
     """
 
     name: str
@@ -60,6 +63,7 @@ class Plugin:
     routes: str | None = None
     dedicated_frame: bool = False
     columns: tuple[str, ...] = ()
+    media_extension: str | None = None
 
     def __post_init__(self) -> None:
         if not self.name:

@@ -18,16 +18,34 @@ from tbkit.record import storage
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Logdir", "checked_logdir", "read"]
+__all__ = ["Logdir", "checked_logdir", "frame_kinds", "read"]
 
-_KINDS: list[str] = []  # the frame methods, in the order they are defined (to_parquet's kinds)
+_DATA: list[str] = []  # the frame methods of the data, in the order they are defined
+_ABOUT: list[str] = []  # the frame methods about the logdir itself (runs, tags, problems)
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
 def _frame_method(method: _F) -> _F:
-    """Mark a :class:`Logdir` method as one that gives a frame of its name."""
-    _KINDS.append(method.__name__)
+    """Mark a :class:`Logdir` method as one that gives a frame of its name (a data kind)."""
+    _DATA.append(method.__name__)
     return method
+
+
+def _about_method(method: _F) -> _F:
+    """Mark a :class:`Logdir` method as one that gives a frame about the logdir itself."""
+    _ABOUT.append(method.__name__)
+    return method
+
+
+def frame_kinds() -> tuple[str, ...]:
+    """The frames a :class:`Logdir` gives by name (its methods): the data kinds, then those
+    about the logdir itself (``runs``, ``tags``, ``problems``).
+
+    Example:
+        >>> frame_kinds()[-3:]
+        ('runs', 'tags', 'problems')
+    """
+    return (*_DATA, *_ABOUT)
 
 
 def _copy_on_write() -> bool:
@@ -179,17 +197,17 @@ class Logdir:
         self._file_cache.clear()
         return self
 
-    @_frame_method
+    @_about_method
     def runs(self) -> pd.DataFrame:
         """run, start_time, event_files (paths in name order), problems (count)."""
         return self._cached(("runs",), lambda: frames.runs_frame(self._index))
 
-    @_frame_method
+    @_about_method
     def tags(self) -> pd.DataFrame:
         """run, tag, plugin, data_class, count, first_step, last_step, display_name, description."""
         return self._cached(("tags",), lambda: frames.tags_frame(self._index))
 
-    @_frame_method
+    @_about_method
     def problems(self) -> pd.DataFrame:
         """run, path, offset, reason of each corrupt or unreadable record (and pending tails)."""
         return self._cached(("problems",), lambda: frames.problems_frame(self._index))
@@ -318,10 +336,10 @@ class Logdir:
         frames.export_frame(self._frame_of(kind), path, "csv", **kwargs)
 
     def _frame_of(self, kind: str) -> pd.DataFrame:
-        if kind not in _KINDS:
+        if kind not in frame_kinds():
             from tbkit.errors import InvalidArgumentError
 
-            raise InvalidArgumentError(f"unknown frame kind {kind!r}; one of {', '.join(_KINDS)}")
+            raise InvalidArgumentError(f"unknown frame kind {kind!r}; one of {', '.join(frame_kinds())}")
         return getattr(self, kind)()
 
     @staticmethod

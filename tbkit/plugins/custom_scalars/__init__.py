@@ -10,5 +10,6 @@ PLUGINS = (
         routes="tbkit.plugins.custom_scalars.routes",
         dedicated_frame=True,
         columns=("layout", "proto"),
+        media_extension="pb",
     ),
 )

@@ -8,6 +8,7 @@ PLUGINS = (
         "blob_sequence",
         decoder="tbkit.plugins.graphs.decode",
         event_field="graph_def",
+        media_extension="pb",
         routes="tbkit.plugins.graphs.routes",
         dedicated_frame=True,
     ),
