@@ -92,6 +92,7 @@ _lock = threading.RLock()
 _table: dict[str, Plugin] | None = None
 _builtin_names: frozenset[str] = frozenset()
 _decoders: dict[str, ModuleType | Any | None] = {}
+_legacy: dict[str, str] | None = None  # legacy Summary.Value field -> plugin name
 
 
 def _declared(obj: Any, entry_name: str | None = None) -> list[Plugin]:
@@ -158,9 +159,9 @@ def plugins() -> dict[str, Plugin]:
 
 def _reset() -> None:
     """Forget the table and the loaded decoders (tests that fake entry points call this)."""
-    global _table
+    global _table, _legacy
     with _lock:
-        _table = None
+        _table = _legacy = None
         _decoders.clear()
 
 
@@ -194,10 +195,16 @@ def decoder(plugin_name: str) -> Any | None:
 
 def legacy_decoder(field: str) -> Any | None:
     """The decoder that migrates the legacy ``Summary.Value`` field ``field`` (e.g. ``"histo"``)."""
-    for name, spec in plugins().items():
-        if spec.legacy_field == field:
-            return decoder(name)
-    return None
+    global _legacy
+    table = _legacy
+    if table is None:  # built once: the reader asks for every legacy value it reads
+        table = {}
+        for plugin_name, spec in plugins().items():
+            if spec.legacy_field is not None:
+                table.setdefault(spec.legacy_field, plugin_name)
+        _legacy = table
+    owner = table.get(field)
+    return decoder(owner) if owner is not None else None
 
 
 def data_class_of(plugin_name: str) -> str | None:
