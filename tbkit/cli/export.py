@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = ["FORMATS", "KINDS", "export_logdir", "parse_kinds"]
 
-KINDS = frame_kinds()  # every frame of tbkit.read(logdir), by its method's name
+KINDS = frame_kinds()  # every frame of tbkit.read(logdir) by name, as registered on import
 FORMATS = {"parquet": "parquet", "csv": "csv", "json": "jsonl"}
 CHUNK_ROWS = 1 << 20  # rows per Parquet row group / CSV or JSON block
 _MAGIC = [
@@ -58,13 +58,14 @@ def parse_kinds(text: str | None) -> list[str]:
     Raises:
         InvalidArgumentError: An unknown kind.
     """
+    known = frame_kinds()  # asked now: plugins' frames (third-party ones too) are among them
     if text is None or text.strip() == "all":
-        return list(KINDS)
+        return list(known)
     kinds = [k.strip() for k in text.split(",") if k.strip()]
-    unknown = [k for k in kinds if k not in KINDS]
+    unknown = [k for k in kinds if k not in known]
     if unknown or not kinds:
         raise InvalidArgumentError(
-            f"unknown kind(s) {', '.join(unknown) or '(none)'}; choose from {', '.join(KINDS)}"
+            f"unknown kind(s) {', '.join(unknown) or '(none)'}; choose from {', '.join(known)}"
         )
     return list(dict.fromkeys(kinds))
 
@@ -81,7 +82,7 @@ def _extension(kind: str, data: bytes, image_format: Any = None) -> str:
             return ext
     if data[:1] in (b"{", b"["):
         return "json"
-    spec = registry.plugins().get(kind)  # the plugin a frame is named after says (Plugin.media_extension)
+    spec = registry.plugins().get(kind) or registry.frame_plugins().get(kind)  # Plugin.media_extension
     return (spec.media_extension if spec is not None else None) or "bin"
 
 
@@ -232,7 +233,7 @@ def _write_text(frame: pd.DataFrame, path: str, fmt: str, bar: Progress) -> None
 
 def _frame(ld: Any, kind: str) -> pd.DataFrame:
     with quiet_reader():
-        return getattr(ld, kind)()
+        return ld.frame(kind)
 
 
 def _export_groups(
@@ -307,7 +308,7 @@ def export_logdir(
     """
     if fmt not in FORMATS:
         raise InvalidArgumentError(f"unknown format {fmt!r}: use parquet, csv or json")
-    default = [] if group_by is not None else list(KINDS)  # --group-by alone: the groups only
+    default = [] if group_by is not None else list(frame_kinds())  # --group-by alone: the groups only
     chosen = default if kinds is None else list(kinds)
     ld = open_logdir(logdir, runs=runs, tags=tags, purge_orphaned_data=purge_orphaned_data, progress=progress)
     os.makedirs(out, exist_ok=True)

@@ -44,6 +44,7 @@ from __future__ import annotations
 import importlib
 import threading
 import warnings
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
@@ -60,6 +61,8 @@ __all__ = [
     "dedicated_frame_plugins",
     "event_field_plugin",
     "file_based_plugins",
+    "frame_builder",
+    "frame_plugins",
     "install_provider_defaults",
     "legacy_decoder",
     "plugin_names",
@@ -229,6 +232,40 @@ def file_based_plugins() -> tuple[str, ...]:
 def dedicated_frame_plugins() -> tuple[str, ...]:
     """The plugins with a frame of their own (``Logdir.tensors()`` leaves them out)."""
     return tuple(name for name, p in plugins().items() if p.dedicated_frame)
+
+
+def frame_plugins() -> dict[str, Plugin]:
+    """``{frame kind: plugin}`` of every frame a plugin declares in ``Plugin.frames``.
+
+    Built-in plugins first (in tab order), then third-party ones; the first plugin to
+    declare a frame kind keeps it.
+
+    Example:
+        >>> "scalars" in frame_plugins()  # the built-in frames are Logdir's own methods
+        False
+    """
+    out: dict[str, Plugin] = {}
+    for spec in plugins().values():
+        for kind in spec.frames:
+            out.setdefault(kind, spec)
+    return out
+
+
+def frame_builder(kind: str) -> tuple[Plugin, Callable[..., Any]] | None:
+    """The plugin declaring the frame ``kind`` and its builder function, or None when none does.
+
+    The builder is ``Plugin.frames[kind]`` (``"module:function"``) imported now; it is called
+    as ``builder(provider, plugin)`` (see :class:`~tbkit.plugins.spec.Plugin`). A builder
+    that fails to import raises (the caller asked for that frame by name).
+    """
+    spec = frame_plugins().get(kind)
+    if spec is None:
+        return None
+    module_name, _, function = spec.frames[kind].partition(":")
+    builder = getattr(importlib.import_module(module_name), function)
+    if not callable(builder):
+        raise TypeError(f"plugin {spec.name!r}: frame {kind!r} names {spec.frames[kind]!r}, not a function")
+    return spec, builder
 
 
 def route_modules() -> dict[str, ModuleType | Any]:

@@ -6,9 +6,9 @@ point group. The spec names modules by dotted path (nothing is imported by decla
 a kind's ``__init__.py`` stays as light as this module: no Flask, pandas or NumPy.
 
 Example:
-    >>> p = Plugin("confusion_matrix", "tensor", decoder="tbkit_confusion.decode")
+    >>> p = Plugin("my_kind", "tensor", decoder="my_package.decode")
     >>> p.name, p.data_class, p.routes, p.file_based
-    ('confusion_matrix', 'tensor', None, False)
+    ('my_kind', 'tensor', None, False)
 """
 
 from __future__ import annotations
@@ -41,7 +41,15 @@ class Plugin:
             blob series (``"graph_def"``, ``"tagged_run_metadata"``), or None.
         file_based: True when it reads plain files from the run directory (through
             ``list_plugin_files``) rather than event-file series.
-        frames: Frame kind → ``"module:function"`` of the function building that frame.
+        frames: Frame kind → ``"module:function"`` of the function building that frame,
+            which ``tbkit.read(logdir).frame(kind)`` calls (imported then, not before) as
+            ``builder(provider, plugin) -> pandas.DataFrame``: ``provider`` is the logdir's
+            :class:`~tbkit.provider.DataProvider` (read every point: ``downsample=None``),
+            ``plugin`` this spec (its ``name`` is the plugin name to ask the provider
+            for). The frame should start with ``run, tag, step, wall_time``; it is cached
+            until the logdir reloads new data (a ``file_based`` plugin's: until
+            ``reload()``), and ``tbkit export`` exports it under the frame kind's name.
+            Built-in kinds leave this empty (their frames are ``Logdir``'s own methods).
         routes: Dotted module of the serve side (``blueprint`` and ``TABS``), or None when
             it has no dashboard of its own.
         dedicated_frame: True when it has a frame of its own, so ``Logdir.tensors()``

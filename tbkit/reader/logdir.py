@@ -38,14 +38,17 @@ def _about_method(method: _F) -> _F:
 
 
 def frame_kinds() -> tuple[str, ...]:
-    """The frames a :class:`Logdir` gives by name (its methods): the data kinds, then those
-    about the logdir itself (``runs``, ``tags``, ``problems``).
+    """The frames a :class:`Logdir` gives by name (:meth:`Logdir.frame`): the data kinds of
+    its methods, then those plugins declare in ``Plugin.frames`` (third-party ones too),
+    then those about the logdir itself (``runs``, ``tags``, ``problems``).
 
     Example:
         >>> frame_kinds()[-3:]
         ('runs', 'tags', 'problems')
     """
-    return (*_DATA, *_ABOUT)
+    own = (*_DATA, *_ABOUT)
+    declared = [kind for kind in registry.frame_plugins() if kind not in own]  # a method wins
+    return (*_DATA, *declared, *_ABOUT)
 
 
 def _copy_on_write() -> bool:
@@ -336,11 +339,35 @@ class Logdir:
         frames.export_frame(self._frame_of(kind), path, "csv", **kwargs)
 
     def _frame_of(self, kind: str) -> pd.DataFrame:
-        if kind not in frame_kinds():
-            from tbkit.errors import InvalidArgumentError
+        return self.frame(kind)
 
+    def frame(self, kind: str) -> pd.DataFrame:
+        """The frame of ``kind`` by name (one of :func:`frame_kinds`).
+
+        A kind with a method of its own (``"scalars"``, ``"images"``, ``"runs"`` ...) gives
+        that method's frame with its default arguments. Any other kind is one a registered
+        plugin declares in ``Plugin.frames`` (built-in or third party, see
+        :class:`tbkit.plugins.spec.Plugin`): its builder is called as
+        ``builder(self.provider, plugin)`` and the frame is cached like the others (until
+        new data are read; a file-based plugin's until :meth:`reload`).
+
+        Raises:
+            InvalidArgumentError: No method and no plugin gives a frame of that name.
+
+        Example:
+            >>> tbkit.read("runs").frame("scalars").equals(tbkit.read("runs").scalars())  # doctest: +SKIP
+            True
+            >>> tbkit.read("runs").frame("confusion")  # doctest: +SKIP
+            (the frame of the example plugin in examples/custom_plugin)
+        """
+        if kind in _DATA or kind in _ABOUT:
+            return getattr(self, kind)()
+        found = registry.frame_builder(kind)
+        if found is None:
             raise InvalidArgumentError(f"unknown frame kind {kind!r}; one of {', '.join(frame_kinds())}")
-        return getattr(self, kind)()
+        plugin, builder = found
+        cache = self._cached_files if plugin.file_based else self._cached
+        return cache(("frame", kind), lambda: builder(self._provider, plugin))
 
     @staticmethod
     def decode_image(row: Any) -> np.ndarray:

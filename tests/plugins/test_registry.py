@@ -196,6 +196,66 @@ def test_broken_third_party_routes_are_left_out_with_a_warning(
         assert "ghost" not in registry.route_modules()
 
 
+def test_a_third_party_frame_kind_is_built_by_its_builder_and_cached(
+    fake_entry_points: dict[str, list[_EntryPoint]], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import pandas as pd
+
+    import tbkit
+    from tbkit.errors import InvalidArgumentError
+    from tbkit.reader.logdir import frame_kinds
+
+    calls: list[tuple[Any, Plugin]] = []
+
+    def build(provider: Any, plugin: Plugin) -> pd.DataFrame:
+        calls.append((provider, plugin))
+        return pd.DataFrame({"run": [r.run_name for r in provider.list_runs()], "plugin": plugin.name})
+
+    _module("framed_kind.frames", monkeypatch, build=build)
+    spec = Plugin("framed", "tensor", frames={"framed_rows": "framed_kind.frames:build", "scalars": "x:y"})
+    fake_entry_points[registry.ENTRY_POINT_GROUP] = [_EntryPoint("framed", spec)]
+    assert registry.frame_plugins() == {"framed_rows": spec, "scalars": spec}
+    kinds = frame_kinds()
+    assert kinds.index("framed_rows") > kinds.index("traces") and kinds[-3:] == ("runs", "tags", "problems")
+    assert kinds.count("scalars") == 1  # a Logdir method wins over a declared frame of its name
+
+    with tbkit.SummaryWriter(str(tmp_path / "train")) as writer:
+        writer.add_scalar("loss", 1.0, 0)
+    ld = tbkit.read(str(tmp_path))
+    frame = ld.frame("framed_rows")
+    assert list(frame["run"]) == ["train"] and list(frame["plugin"]) == ["framed"]
+    assert calls == [(ld.provider, spec)]
+    frame["run"] = "changed"  # the caller's copy: the cache keeps its own
+    assert list(ld.frame("framed_rows")["run"]) == ["train"] and len(calls) == 1
+    assert ld.frame("scalars").equals(ld.scalars())
+    with pytest.raises(InvalidArgumentError, match="no_such_frame"):
+        ld.frame("no_such_frame")
+    assert registry.frame_builder("no_such_frame") is None
+
+
+def test_export_includes_third_party_frame_kinds(
+    fake_entry_points: dict[str, list[_EntryPoint]], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import pandas as pd
+
+    import tbkit
+    from tbkit.cli.export import export_logdir, parse_kinds
+
+    def build(provider: Any, plugin: Plugin) -> pd.DataFrame:
+        return pd.DataFrame({"run": ["train"], "tag": ["t"], "step": [0], "wall_time": [0.0], "n": [7]})
+
+    _module("exported_kind.frames", monkeypatch, build=build)
+    spec = Plugin("exported", "tensor", frames={"exported_rows": "exported_kind.frames:build"})
+    fake_entry_points[registry.ENTRY_POINT_GROUP] = [_EntryPoint("exported", spec)]
+    registry._reset()  # importing the export command read the registry already
+    assert "exported_rows" in parse_kinds(None) and parse_kinds("exported_rows") == ["exported_rows"]
+    with tbkit.SummaryWriter(str(tmp_path / "logs" / "train")) as writer:
+        writer.add_scalar("loss", 1.0, 0)
+    manifest = export_logdir(str(tmp_path / "logs"), str(tmp_path / "out"), fmt="json", progress=False)
+    assert manifest["kinds"]["exported_rows"]["rows"] == 1
+    assert json.loads((tmp_path / "out" / "exported_rows.jsonl").read_text())["n"] == 7
+
+
 # -- core code names no kind
 
 TBKIT = Path(__file__).resolve().parents[2] / "tbkit"
