@@ -93,9 +93,43 @@ def test_lightning_run_logs_metrics_and_hparams(tmp_path: Path) -> None:
     assert "hyperparameters logged: ['hidden', 'lr']" in result.stdout
 
 
-def test_custom_plugin_registers_through_its_entry_point(tmp_path: Path) -> None:
+CUSTOM_PLUGIN = EXAMPLES / "custom_plugin"
+
+_FRAME_PROBE = """
+import json, sys, warnings
+import tbkit
+from tbkit.plugins import registry
+from tbkit.reader.logdir import frame_kinds
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", RuntimeWarning)  # the refused series warns once
+    ld = tbkit.read(sys.argv[1])
+    frame = ld.frame("confusion")
+    tensors = ld.tensors()
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    routes = registry.route_modules()
+spec = registry.plugins()["confusion_matrix"]
+print(json.dumps({
+    "columns": list(frame.columns),
+    "runs": sorted(set(frame["run"])),
+    "steps": frame["step"].tolist(),
+    "matrices": [m.tolist() for m in frame["matrix"]],
+    "dtypes": sorted({str(m.dtype) for m in frame["matrix"]}),
+    "accuracy": frame["accuracy"].tolist(),
+    "in_kinds": "confusion" in frame_kinds(),
+    "tensors_rows": len(tensors),
+    "routes": routes["confusion_matrix"].__name__,
+    "deprecated": [str(w.message) for w in caught if issubclass(w.category, DeprecationWarning)],
+    "frames": dict(spec.frames),
+}))
+"""
+
+
+def install_custom_plugin(tmp_path: Path) -> tuple[Path, Path]:
+    """pip-install a copy of examples/custom_plugin into ``tmp_path/site``: ``(source copy, site dir)``."""
     source = tmp_path / "src"
-    shutil.copytree(EXAMPLES / "custom_plugin", source)  # the build leaves nothing in the repository
+    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", "build")
+    shutil.copytree(CUSTOM_PLUGIN, source, ignore=ignore)
     site = tmp_path / "site"
     install = subprocess.run(
         [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
@@ -103,7 +137,22 @@ def test_custom_plugin_registers_through_its_entry_point(tmp_path: Path) -> None
         capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert install.returncode == 0, install.stderr
-    path = os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    return source, site
+
+
+def with_site(site: Path) -> str:
+    """A PYTHONPATH putting ``site`` first."""
+    return os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+
+
+def test_custom_plugin_registers_through_its_entry_point(tmp_path: Path) -> None:
+    import configparser
+    import json
+
+    import numpy as np
+
+    source, site = install_custom_plugin(tmp_path)  # the build leaves nothing in the repository
+    path = with_site(site)
     result = run_example(source / "demo.py", tmp_path / "logdir", env={"PYTHONPATH": path})
     assert result.stdout.count("model eval/confusion step") == 4
     assert "newer version" in result.stdout
@@ -113,3 +162,43 @@ def test_custom_plugin_registers_through_its_entry_point(tmp_path: Path) -> None
     )
     without = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert with_plugin.stdout.strip() == "True" and without.stdout.strip() == "False"
+
+    # Registered once, under the one group: the package's PLUGINS declares every part.
+    installed = configparser.ConfigParser()
+    installed.read(next(site.glob("tbkit_confusion-*.dist-info")) / "entry_points.txt")
+    groups = {group: dict(installed[group]) for group in installed.sections()}
+    assert groups == {"tbkit.plugins": {"confusion_matrix": "tbkit_confusion"}}
+
+    # The frame, through the entry point: tbkit.read(logdir).frame("confusion").
+    probed = subprocess.run(
+        [sys.executable, "-c", _FRAME_PROBE, str(tmp_path / "logdir")],
+        capture_output=True, text=True, timeout=600, env={**os.environ, "PYTHONPATH": path},
+    )  # fmt: skip
+    assert probed.returncode == 0, probed.stderr
+    got = json.loads(probed.stdout)
+    assert got["columns"] == ["run", "tag", "step", "wall_time", "matrix", "accuracy"]
+    assert got["runs"] == ["model"] and got["steps"] == [0, 1, 2, 3]  # the newer payload is refused
+    rng = np.random.default_rng(0)  # the demo's matrices
+    want = [rng.integers(0, 20, (3, 3)) + np.eye(3, dtype=int) * 10 * step for step in range(4)]
+    assert got["matrices"] == [m.tolist() for m in want] and got["dtypes"] == ["int64"]
+    assert got["accuracy"] == pytest.approx([np.trace(m) / m.sum() for m in want])
+    assert got["in_kinds"] and got["tensors_rows"] == 0  # a dedicated frame: not in tensors()
+    assert got["routes"] == "tbkit_confusion.routes" and got["deprecated"] == []
+    assert got["frames"] == {"confusion": "tbkit_confusion.frames:confusion_frame"}
+
+
+def test_only_the_custom_plugin_folder_names_its_kind() -> None:
+    """The example adds its kind without touching a file outside its folder (tests aside)."""
+    root = EXAMPLES.parent
+    skip_dirs = {"__pycache__", "node_modules", ".git", ".mypy_cache", ".ruff_cache", ".pytest_cache"}
+    places = [root / name for name in ("tbkit", "docs", "bench", "examples", ".ci")]
+    files = [p for p in root.iterdir() if p.is_file()]
+    for top in places:
+        for dirpath, dirnames, filenames in os.walk(top):
+            dirnames[:] = [d for d in dirnames if d not in skip_dirs and not d.endswith(".egg-info")]
+            if Path(dirpath) == EXAMPLES:
+                dirnames[:] = [d for d in dirnames if d != CUSTOM_PLUGIN.name]
+            files.extend(Path(dirpath, name) for name in filenames)
+    assert len(files) > 100  # the walk did see the package
+    naming = [str(p.relative_to(root)) for p in files if b"confusion_matrix" in p.read_bytes()]
+    assert naming == []

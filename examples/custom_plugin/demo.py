@@ -1,7 +1,8 @@
-"""Write confusion matrices with the plugin, read them back through tbkit's registry.
+"""Write confusion matrices with the plugin, read them back as the plugin's own frame.
 
 pip install ./examples/custom_plugin          # registers the `tbkit.plugins` entry point
 python examples/custom_plugin/demo.py [LOGDIR]
+tbkit serve --logdir LOGDIR                   # the "Confusion" tab draws the latest matrices
 """
 
 from __future__ import annotations
@@ -29,13 +30,12 @@ def main() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # the refused series warns once
         ld = tbkit.read(str(logdir))
-        frame = ld.tensors(plugin=PLUGIN_NAME)
+        frame = ld.frame("confusion")  # the plugin's frame: run, tag, step, wall_time, matrix, accuracy
         problems = ld.problems()
     for row in frame.itertuples(index=False):
-        accuracy = np.trace(row.value) / row.value.sum()
-        print(f"{row.run} {row.tag} step {row.step}: accuracy {accuracy:.3f}")
+        print(f"{row.run} {row.tag} step {row.step}: accuracy {row.accuracy:.3f}")
     print("refused:", [reason for reason in problems["reason"]])
-    assert all(np.array_equal(v, m) for v, m in zip(frame["value"], matrices, strict=True))
+    assert all(np.array_equal(m, want) for m, want in zip(frame["matrix"], matrices, strict=True))
 
 
 if __name__ == "__main__":

@@ -1,44 +1,44 @@
-"""An example tbkit plugin: confusion matrices, written and read as a kind of their own.
+"""An example tbkit plugin: confusion matrices as a data kind of their own, from one folder.
 
-The write side is a pure summary builder (:func:`confusion_summary`) plus a helper that
-appends it to a run; the read side (:mod:`tbkit_confusion.decode`) is registered under the
-``tbkit.plugins`` entry point group (see ``pyproject.toml``), so ``tbkit.read`` decodes the
-series and ``tbkit.read(logdir).tensors(plugin="confusion_matrix")`` returns them.
+Everything of the kind lives in this package, registered once under the ``tbkit.plugins``
+entry-point group (see ``pyproject.toml``), and no tbkit file names it:
+
+* the write side: :func:`confusion_summary` (pure) and :func:`log_confusion` (``summary.py``);
+* the read side: ``decode.py`` (refuses payloads of a newer version);
+* the frame: ``tbkit.read(logdir).frame("confusion")`` (``frames.py``);
+* the serve side: a Flask blueprint under ``/data/plugin/confusion_matrix/`` and a
+  "Confusion" tab (``routes.py``), whose page is ``static/confusion.js``.
+
+This module stays light (the registry imports it to read :data:`PLUGINS`): the write side is
+imported on first use.
 """
 
 from __future__ import annotations
 
-import json
+from typing import Any
 
-import numpy as np
+from tbkit.plugins.spec import Plugin
 
-import tbkit
-from tbkit.proto import summary_pb2, types_pb2
-
-__all__ = ["PLUGIN_NAME", "VERSION", "confusion_summary", "log_confusion"]
+__all__ = ["PLUGINS", "PLUGIN_NAME", "VERSION", "confusion_summary", "log_confusion"]
 
 PLUGIN_NAME = "confusion_matrix"
 VERSION = 1
 
-
-def confusion_summary(tag: str, matrix: np.ndarray, *, version: int = VERSION) -> summary_pb2.Summary:
-    """A ``Summary`` holding one square matrix of counts (int64), with this plugin's metadata."""
-    counts = np.asarray(matrix)
-    if counts.ndim != 2 or counts.shape[0] != counts.shape[1]:
-        raise ValueError(f"a confusion matrix is square, got shape {counts.shape}")
-    value = summary_pb2.Summary.Value(tag=tag)
-    value.tensor.dtype = types_pb2.DT_INT64
-    for size in counts.shape:
-        value.tensor.tensor_shape.dim.add(size=size)
-    value.tensor.tensor_content = counts.astype("<i8").tobytes()  # little-endian, as the format says
-    value.metadata.plugin_data.plugin_name = PLUGIN_NAME
-    value.metadata.plugin_data.content = json.dumps({"version": version}).encode()
-    value.metadata.data_class = summary_pb2.DATA_CLASS_TENSOR
-    return summary_pb2.Summary(value=[value])
+PLUGINS = (
+    Plugin(
+        name=PLUGIN_NAME,
+        data_class="tensor",
+        decoder="tbkit_confusion.decode",
+        frames={"confusion": "tbkit_confusion.frames:confusion_frame"},
+        routes="tbkit_confusion.routes",
+        dedicated_frame=True,  # Logdir.tensors() leaves its series to frame("confusion")
+    ),
+)
 
 
-def log_confusion(run_dir: str, tag: str, matrices: list[np.ndarray], *, version: int = VERSION) -> None:
-    """Append one matrix per step (0, 1, ...) to an event file of ``run_dir``."""
-    with tbkit.SummaryWriter(run_dir) as writer:
-        for step, matrix in enumerate(matrices):
-            writer.add_summary(confusion_summary(tag, matrix, version=version), step)
+def __getattr__(name: str) -> Any:
+    if name in ("confusion_summary", "log_confusion"):
+        from tbkit_confusion import summary
+
+        return getattr(summary, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
