@@ -103,3 +103,6 @@ def test_custom_plugin_tab_draws_the_latest_matrix(page, plugin_server) -> None:
     baseline = root.locator('.confusion-card[data-run="baseline"]')
     assert baseline.get_attribute("data-step") == "0" and _drawn(baseline) == BASELINE[-1]
     assert page.evaluate("document.body.dataset.dashboard") == "confusion"
+    page.locator(".run-item[data-run='baseline'] input[type=checkbox]").uncheck()  # the run selector
+    page.locator('.dashboard[data-dashboard="confusion"][data-cards="1"]').wait_for(timeout=WAIT_MS)
+    assert root.locator(".confusion-card").evaluate_all("cs => cs.map(c => c.dataset.run)") == ["model"]
