@@ -42,9 +42,6 @@ import re
 import subprocess
 import sys
 import textwrap
-import time
-import urllib.parse
-import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,6 +51,7 @@ import _peers  # noqa: F401 - imported before TensorBoard and torch: keeps Tenso
 import numpy as np
 import pytest
 from _peers import accumulate, decode_wav
+from _tensorboard import Server, running_tensorboard
 from google.protobuf import json_format
 from PIL import Image
 from tensorboard.backend import application
@@ -807,31 +805,6 @@ def _brief(value: Any) -> str:
 # -- c: the real TensorBoard server ------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Server:
-    """A running TensorBoard: its base URL and the logdir it serves."""
-
-    url: str
-    logdir: Path
-
-    def get(self, route: str, **params: Any) -> bytes:
-        query = f"?{urllib.parse.urlencode(params)}" if params else ""
-        with urllib.request.urlopen(f"{self.url}{route}{query}", timeout=30) as response:
-            return response.read()
-
-    def json(self, route: str, **params: Any) -> Any:
-        return json.loads(self.get(route, **params))
-
-    def post(self, route: str, body: dict) -> Any:
-        request = urllib.request.Request(
-            f"{self.url}{route}",
-            data=json.dumps(body).encode(),
-            headers={"Content-Type": "application/json", "X-XSRF-Protected": "1"},
-        )
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return json.loads(response.read())
-
-
 def _expected_runs(logdir: Path) -> set[str]:
     return {peer if name == "." else f"{peer}/{name}" for peer in PEERS for name in _runs(logdir / peer)}
 
@@ -853,46 +826,11 @@ def _loaded(server: Server) -> bool:
     return sum(len(g["sessions"]) for g in groups) == 2 * len(SESSIONS)
 
 
-def _port_from(log: Path) -> int | None:
-    match = re.search(r"TensorBoard \S+ at http://127\.0\.0\.1:(\d+)/", log.read_text(errors="replace"))
-    return int(match.group(1)) if match else None
-
-
 @pytest.fixture(scope="module")
 def server(logdir: Path) -> Iterator[Server]:
     log = logdir.parent / "tensorboard.log"
-    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
-    command = [sys.executable, "-m", "tensorboard.main", "--logdir", str(logdir), "--host", "127.0.0.1"]
-    with open(log, "wb") as sink:
-        # --port 0: the OS picks a free port; TensorBoard prints the URL it serves on.
-        process = subprocess.Popen([*command, "--port", "0"], stdout=sink, stderr=subprocess.STDOUT, env=env)
-    try:
-        port = None
-        for _ in range(600):  # bounded: up to about two minutes for TensorBoard to start
-            port = _port_from(log)
-            if port is not None or process.poll() is not None:
-                break
-            time.sleep(0.2)
-        assert port is not None, f"TensorBoard did not start: {log.read_text(errors='replace')[-3000:]}"
-        served = Server(f"http://127.0.0.1:{port}", logdir)
-        for _ in range(240):  # bounded: up to about a minute for the loader's first pass
-            try:
-                if _loaded(served):
-                    break
-            except OSError:
-                pass  # not answering yet, or a run or tag not loaded yet (HTTP 4xx)
-            assert process.poll() is None, log.read_text(errors="replace")[-3000:]
-            time.sleep(0.25)
-        else:
-            pytest.fail(f"TensorBoard did not load {logdir} in time")
+    with running_tensorboard(logdir, log, _loaded) as served:
         yield served
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 def _served_run(peer: str, run: str) -> str:

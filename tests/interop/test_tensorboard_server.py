@@ -8,17 +8,8 @@ serves with what was logged, and tbkit's run with torch's.
 
 from __future__ import annotations
 
-import json
 import math
-import os
-import re
-import subprocess
-import sys
-import time
-import urllib.parse
-import urllib.request
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +32,7 @@ from _same_calls import (
     write_restarted_run,
     write_restarted_run_torch,
 )
+from _tensorboard import Server, running_tensorboard
 from tensorboard import plugin_util
 
 import tbkit
@@ -50,22 +42,6 @@ pytestmark = [pytest.mark.slow, pytest.mark.interop]
 PEERS = ("tbkit", "torch")
 TWIN_STEPS = 300
 SPECIAL = [math.nan, math.inf, -math.inf, 0.1 + 1e-12]
-
-
-@dataclass(frozen=True)
-class Server:
-    """A running TensorBoard: its base URL and the logdir it serves."""
-
-    url: str
-    logdir: Path
-
-    def get(self, route: str, **params: Any) -> bytes:
-        query = f"?{urllib.parse.urlencode(params)}" if params else ""
-        with urllib.request.urlopen(f"{self.url}{route}{query}", timeout=30) as response:
-            return response.read()
-
-    def json(self, route: str, **params: Any) -> Any:
-        return json.loads(self.get(route, **params))
 
 
 def _write_logdir(logdir: Path) -> None:
@@ -119,49 +95,14 @@ def _loaded(server: Server) -> bool:
     return set(tags.get("twins", {})) == {"first", "second"} and "f32" in tags.get("special", {})
 
 
-def _port_from(log: Path) -> int | None:
-    match = re.search(r"TensorBoard \S+ at http://127\.0\.0\.1:(\d+)/", log.read_text(errors="replace"))
-    return int(match.group(1)) if match else None
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     base = tmp_path_factory.mktemp("tensorboard")
     logdir = base / "logdir"
     _write_logdir(logdir)
     log = base / "tensorboard.log"
-    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
-    command = [sys.executable, "-m", "tensorboard.main", "--logdir", str(logdir), "--host", "127.0.0.1"]
-    with open(log, "wb") as sink:
-        # --port 0: the OS picks a free port; TensorBoard prints the URL it serves on.
-        process = subprocess.Popen([*command, "--port", "0"], stdout=sink, stderr=subprocess.STDOUT, env=env)
-    try:
-        port = None
-        for _ in range(600):  # bounded: up to about two minutes for TensorBoard to start
-            port = _port_from(log)
-            if port is not None or process.poll() is not None:
-                break
-            time.sleep(0.2)
-        assert port is not None, f"TensorBoard did not start: {log.read_text(errors='replace')[-3000:]}"
-        served = Server(f"http://127.0.0.1:{port}", logdir)
-        for _ in range(240):  # bounded: up to about a minute for the loader's first pass
-            try:
-                if _loaded(served):
-                    break
-            except OSError:
-                pass  # not answering yet, or a run or tag not loaded yet (HTTP 4xx)
-            assert process.poll() is None, log.read_text(errors="replace")[-3000:]
-            time.sleep(0.25)
-        else:
-            pytest.fail(f"TensorBoard did not load {logdir} in time")
+    with running_tensorboard(logdir, log, _loaded) as served:
         yield served
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 # -- the server itself -------------------------------------------------------------------
