@@ -49,7 +49,8 @@ class Plugin:
             for). The frame should start with ``run, tag, step, wall_time``; it is cached
             until the logdir reloads new data (a ``file_based`` plugin's: until
             ``reload()``), and ``tbkit export`` exports it under the frame kind's name.
-            Built-in kinds leave this empty (their frames are ``Logdir``'s own methods).
+            A built-in kind's ``Logdir`` method (e.g. ``hparams()``) is then a one-line
+            ``self.frame(kind)``; keyword options of the method reach the builder.
         routes: Dotted module of the serve side (``blueprint`` and ``TABS``), or None when
             it has no dashboard of its own.
         dedicated_frame: True when it has a frame of its own, so ``Logdir.tensors()``

@@ -22,12 +22,20 @@ __all__ = ["Logdir", "checked_logdir", "frame_kinds", "read"]
 
 _DATA: list[str] = []  # the frame methods of the data, in the order they are defined
 _ABOUT: list[str] = []  # the frame methods about the logdir itself (runs, tags, problems)
+_DISPATCHED: set[str] = set()  # the frame methods a kind's Plugin.frames builds
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
 def _frame_method(method: _F) -> _F:
     """Mark a :class:`Logdir` method as one that gives a frame of its name (a data kind)."""
     _DATA.append(method.__name__)
+    return method
+
+
+def _dispatched(method: _F) -> _F:
+    """Mark a :class:`Logdir` frame method as a one-line ``self.frame(kind)``: its kind's
+    ``Plugin.frames`` builds it (so :meth:`Logdir.frame` calls the builder, not the method)."""
+    _DISPATCHED.add(method.__name__)
     return method
 
 
@@ -282,10 +290,11 @@ class Logdir:
         return self._cached(("graph_nodes",), lambda: rich_frames.graph_nodes_frame(self._index, "graphs"))
 
     @_frame_method
+    @_dispatched
     def hparams(self) -> pd.DataFrame:
         """One row per session: run, group, status, start_time, end_time, each hyperparameter
         (float64, boolean or string; NA where missing), then each metric's last value (float64)."""
-        return self._cached(("hparams",), lambda: rich_frames.hparams_frame(self._provider))
+        return self.frame("hparams")
 
     @_frame_method
     def embeddings(self) -> pd.DataFrame:
@@ -341,7 +350,7 @@ class Logdir:
     def _frame_of(self, kind: str) -> pd.DataFrame:
         return self.frame(kind)
 
-    def frame(self, kind: str) -> pd.DataFrame:
+    def frame(self, kind: str, **options: Any) -> pd.DataFrame:
         """The frame of ``kind`` by name (one of :func:`frame_kinds`).
 
         A kind with a method of its own (``"scalars"``, ``"images"``, ``"runs"`` ...) gives
@@ -349,7 +358,9 @@ class Logdir:
         plugin declares in ``Plugin.frames`` (built-in or third party, see
         :class:`tbkit.plugins.spec.Plugin`): its builder is called as
         ``builder(self.provider, plugin)`` and the frame is cached like the others (until
-        new data are read; a file-based plugin's until :meth:`reload`).
+        new data are read; a file-based plugin's until :meth:`reload`). ``options`` go to
+        the builder as keywords (e.g. ``traces``' ``top``); a method that is a one-line
+        dispatch to this one (``hparams()``) names its kind's builder the same way.
 
         Raises:
             InvalidArgumentError: No method and no plugin gives a frame of that name.
@@ -360,14 +371,15 @@ class Logdir:
             >>> tbkit.read("runs").frame("confusion")  # doctest: +SKIP
             (the frame of the example plugin in examples/custom_plugin)
         """
-        if kind in _DATA or kind in _ABOUT:
+        if (kind in _DATA or kind in _ABOUT) and kind not in _DISPATCHED:
             return getattr(self, kind)()
         found = registry.frame_builder(kind)
         if found is None:
             raise InvalidArgumentError(f"unknown frame kind {kind!r}; one of {', '.join(frame_kinds())}")
         plugin, builder = found
         cache = self._cached_files if plugin.file_based else self._cached
-        return cache(("frame", kind), lambda: builder(self._provider, plugin))
+        key = ("frame", kind, *sorted(options.items()))
+        return cache(key, lambda: builder(self._provider, plugin, **options))
 
     @staticmethod
     def decode_image(row: Any) -> np.ndarray:

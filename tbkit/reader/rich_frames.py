@@ -1,4 +1,4 @@
-"""Frames of the rich event kinds: meshes, graphs and hparams.
+"""Frames of the rich event kinds: meshes and graphs.
 
 PR curves and custom-scalars layouts are plain kind frames (:func:`.frames.kind_frame`).
 
@@ -9,14 +9,12 @@ decoder, found through the registry.
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from tbkit.plugins import registry
-from tbkit.provider import DataProvider, HParamsSession, SessionStatus
-from tbkit.reader.frames import _frame, _pd, _selected
+from tbkit.reader.frames import _frame, _selected
 from tbkit.reader.index import LogdirIndex
 
 if TYPE_CHECKING:
@@ -25,7 +23,6 @@ if TYPE_CHECKING:
 __all__ = [
     "graph_nodes_frame",
     "graphs_frame",
-    "hparams_frame",
     "meshes_frame",
 ]
 
@@ -122,58 +119,3 @@ def graph_nodes_frame(index: LogdirIndex, plugin: str) -> pd.DataFrame:
     )
     frame["kind"] = frame["kind"].astype("category")
     return frame
-
-
-# -- hparams ----------------------------------------------------------------------------------
-
-
-def _column(values: list[Any]) -> Any:
-    """A column for hyperparameter values (None where missing), typed by what is present."""
-    pd = _pd()
-    kinds = {type(v) for v in values if v is not None}
-    if kinds == {bool}:
-        return pd.array(values, dtype="boolean")
-    if kinds <= {float, int}:
-        return np.array([math.nan if v is None else float(v) for v in values], dtype=np.float64)
-    if kinds == {str}:
-        return pd.array(values, dtype="string")
-    return pd.array([pd.NA if v is None else v for v in values], dtype=object)
-
-
-def hparams_frame(provider: DataProvider) -> pd.DataFrame:
-    """One row per session: run, group, status, start_time, end_time, one column per
-    hyperparameter (float64, nullable boolean or string; NA where a session lacks it), then
-    one float64 column per metric (``group/tag``; NaN where missing) holding its last value.
-
-    A metric whose name equals a hyperparameter's (or a fixed column's) is named
-    ``metric/<name>``.
-    """
-    pd = _pd()
-    experiment = provider.list_hyperparameters()
-    groups = provider.read_hyperparameters()
-    sessions: list[HParamsSession] = sorted((s for g in groups for s in g.sessions), key=lambda s: s.run)
-    names = sorted({h.name for h in experiment.hyperparameters} | {k for s in sessions for k in s.hparams})
-    fixed = ["run", "group", "status", "start_time", "end_time"]
-    data: dict[str, Any] = {
-        "run": pd.Categorical([s.run for s in sessions]),
-        "group": pd.array([s.group for s in sessions], dtype="string"),
-        "status": pd.Categorical(
-            [s.status.value for s in sessions], categories=[v.value for v in SessionStatus]
-        ),
-        "start_time": np.array(
-            [math.nan if s.start_time_secs is None else s.start_time_secs for s in sessions]
-        ),
-        "end_time": np.array([math.nan if s.end_time_secs is None else s.end_time_secs for s in sessions]),
-    }
-    for name in names:
-        data[name if name not in fixed else f"hparam/{name}"] = _column(
-            [s.hparams.get(name) for s in sessions]
-        )
-    for metric in experiment.metrics:
-        column = metric.name if metric.name not in data else f"metric/{metric.name}"
-        values = []
-        for s in sessions:
-            found = [m.value for m in s.metrics if (m.group, m.tag) == (metric.group, metric.tag)]
-            values.append(found[0] if found else math.nan)
-        data[column] = np.array(values, dtype=np.float64)
-    return pd.DataFrame(data)

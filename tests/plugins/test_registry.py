@@ -214,7 +214,9 @@ def test_a_third_party_frame_kind_is_built_by_its_builder_and_cached(
     _module("framed_kind.frames", monkeypatch, build=build)
     spec = Plugin("framed", "tensor", frames={"framed_rows": "framed_kind.frames:build", "scalars": "x:y"})
     fake_entry_points[registry.ENTRY_POINT_GROUP] = [_EntryPoint("framed", spec)]
-    assert registry.frame_plugins() == {"framed_rows": spec, "scalars": spec}
+    declared = registry.frame_plugins()
+    assert {kind: p for kind, p in declared.items() if p is spec} == {"framed_rows": spec, "scalars": spec}
+    assert declared["hparams"].name == "hparams"  # built-in kinds declare their frames too
     kinds = frame_kinds()
     assert kinds.index("framed_rows") > kinds.index("traces") and kinds[-3:] == ("runs", "tags", "problems")
     assert kinds.count("scalars") == 1  # a Logdir method wins over a declared frame of its name

@@ -80,6 +80,19 @@ def test_hparams_frame_one_row_per_session_typed_columns(hparams_logdir):
     assert (df["end_time"] >= df["start_time"]).all()
 
 
+def test_hparams_frame_is_the_plugins_builder_over_the_provider(hparams_logdir):
+    from tbkit.plugins import registry
+    from tbkit.plugins.hparams.frames import hparams_frame
+
+    path, _ = hparams_logdir
+    ld = tbkit.read(str(path))
+    plugin, builder = registry.frame_builder("hparams")
+    assert builder is hparams_frame and plugin.name == "hparams"
+    pd_testing = pytest.importorskip("pandas.testing")
+    pd_testing.assert_frame_equal(ld.frame("hparams"), ld.hparams())
+    pd_testing.assert_frame_equal(hparams_frame(ld.provider, plugin), ld.hparams())
+
+
 def test_list_hyperparameters_declared_domains_and_inferred_ones(hparams_logdir):
     path, _ = hparams_logdir
     experiment = tbkit.read(str(path)).provider.list_hyperparameters()

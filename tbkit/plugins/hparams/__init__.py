@@ -19,5 +19,6 @@ PLUGINS = (
         decoder="tbkit.plugins.hparams.decode",
         routes="tbkit.plugins.hparams.routes",
         dedicated_frame=True,
+        frames={"hparams": "tbkit.plugins.hparams.frames:hparams_frame"},
     ),
 )
