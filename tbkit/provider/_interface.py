@@ -283,6 +283,27 @@ class DataProvider(abc.ABC):
         """The bytes of a file listed by :meth:`list_plugin_files`; NotFoundError for any other."""
         raise NotFoundError(f"no {plugin_name} file {path!r} in run {run!r}")
 
+    def read_plugin_files(
+        self, plugin_name: str, *, files: Sequence[tuple[str, str]]
+    ) -> list[bytes | NotFoundError]:
+        """:meth:`read_plugin_file` of each ``(run, path)`` of ``files``, in order: its bytes,
+        or the NotFoundError it raised (an implementation may check the listing once)."""
+        out: list[bytes | NotFoundError] = []
+        for run, path in files:
+            try:
+                out.append(self.read_plugin_file(plugin_name, run=run, path=path))
+            except NotFoundError as exc:
+                out.append(exc)
+        return out
+
+    def report_plugin_file_problems(
+        self, plugin_name: str, *, problems: Sequence[tuple[str, str, str]]
+    ) -> None:
+        """Keep ``(run, path, reason)`` of the files of ``plugin_name`` its frame could not
+        read, replacing those it reported before (a logdir lists them as problems; by
+        default they are dropped)."""
+        del plugin_name, problems
+
 
 class HParamsQueries(Protocol):
     """How the hparams queries are answered over any provider's series (the hparams kind's module)."""

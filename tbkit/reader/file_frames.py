@@ -1,4 +1,6 @@
-"""Frames of the file-based kinds: projector embeddings and profiler traces (their files: :mod:`.index`).
+"""The frame of the file-based projector kind: its embeddings (their files: :mod:`.index`).
+
+Profiler traces are the profile kind's frame (``plugins/profile/frames.py``).
 
 These are not events: their plugins (named by :class:`~tbkit.reader.logdir.Logdir`'s
 methods, found through the registry) read plain files through :mod:`tbkit.record.storage`
@@ -11,19 +13,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from tbkit.errors import StorageError
 from tbkit.plugins import registry
 from tbkit.reader.events import Problem
 from tbkit.reader.frames import _frame, _pd
 from tbkit.reader.index import LogdirIndex
-from tbkit.record import storage
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["embeddings_frame", "traces_frame"]
+__all__ = ["embeddings_frame"]
 
 
 def _metadata_frame(columns: list[str] | None, rows: list[list[str]] | None) -> Any:
@@ -62,28 +60,3 @@ def embeddings_frame(index: LogdirIndex, plugin: str) -> pd.DataFrame:
     frame = _frame(records, columns)
     frame["step"] = frame["step"].astype("Int64")
     return frame
-
-
-def traces_frame(index: LogdirIndex, plugin: str, top: int | None = 20) -> pd.DataFrame:
-    """run, session, worker, path, events, start_us, span_us, top_ops (a frame: name, category,
-    count, total_us, self_us; the ``top`` ops by self time): ``plugin``'s traces of the runs
-    ``index`` reads (its decoder's ``find_traces(logdir)`` and ``summarize(data, top=)``)."""
-    pd = _pd()
-    dec = registry.decoder(plugin)
-    records, problems = [], []
-    for trace in (t for t in dec.find_traces(index.logdir) if index.wants_run(t["run"])):
-        try:
-            stats = dec.summarize(storage.read_bytes(trace["path"]), top=top)
-        except (StorageError, ValueError) as exc:
-            problems.append(Problem(trace["run"], trace["path"], None, f"trace not read: {exc}"))
-            continue
-        table = pd.DataFrame.from_records(
-            stats.pop("top_ops"), columns=["name", "category", "count", "total_us", "self_us"]
-        )
-        table = table.astype({"count": np.int64, "total_us": np.float64, "self_us": np.float64})
-        records.append(
-            {**{k: trace[k] for k in ("run", "session", "worker", "path")}, **stats, "top_ops": table}
-        )
-    index.set_file_problems(plugin, problems)
-    frame = _frame(records, ["run", "session", "worker", "path", "events", "start_us", "span_us", "top_ops"])
-    return frame.astype({"events": np.int64, "start_us": np.float64, "span_us": np.float64})

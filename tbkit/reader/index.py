@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -251,6 +251,22 @@ class LogdirProvider(SeriesProvider):
     def read_plugin_file(self, plugin_name: str, *, run: str, path: str) -> bytes:
         return read_plugin_file(self.index, plugin_name, run, path)
 
+    def read_plugin_files(
+        self, plugin_name: str, *, files: Sequence[tuple[str, str]]
+    ) -> list[bytes | NotFoundError]:
+        """:meth:`read_plugin_file` of each ``(run, path)``, the plugin's files listed once."""
+        listing = list_plugin_files(self.index, plugin_name, {run for run, _ in files})
+        listed = {(run, f.path) for run, found in listing.items() for f in found}
+        return [_read_listed(self.index, plugin_name, run, path, listed) for run, path in files]
+
+    def report_plugin_file_problems(
+        self, plugin_name: str, *, problems: Sequence[tuple[str, str, str]]
+    ) -> None:
+        """The problems of ``problems()`` (see :meth:`LogdirIndex.set_file_problems`)."""
+        self.index.set_file_problems(
+            plugin_name, [Problem(run, path, None, reason) for run, path, reason in problems]
+        )
+
     def _chosen(
         self, data_class: DataClass | None, plugin_name: str | None, keep: Keep | None = None
     ) -> Iterator[tuple[str, str, SeriesData]]:
@@ -345,3 +361,18 @@ def read_plugin_file(index: LogdirIndex, plugin_name: str, run: str, path: str) 
         return storage.read_bytes(storage.join(index.run_dir(run), *path.split("/")))
     except StorageError as exc:
         raise NotFoundError(f"{plugin_name} file {path!r} of run {run!r} cannot be read: {exc}") from exc
+
+
+def _read_listed(
+    index: LogdirIndex, plugin_name: str, run: str, path: str, listed: set[str]
+) -> bytes | NotFoundError:
+    """:func:`read_plugin_file` against a listing already made: the bytes or the error."""
+    try:
+        if (run, path) not in listed:
+            raise NotFoundError(f"no {plugin_name} file {path!r} in run {run!r}")
+        try:
+            return storage.read_bytes(storage.join(index.run_dir(run), *path.split("/")))
+        except StorageError as exc:
+            raise NotFoundError(f"{plugin_name} file {path!r} of run {run!r} cannot be read: {exc}") from exc
+    except NotFoundError as exc:
+        return exc

@@ -305,12 +305,11 @@ class Logdir:
         )
 
     @_frame_method
+    @_dispatched
     def traces(self, top: int | None = 20) -> pd.DataFrame:
         """run, session, worker, path, events, start_us, span_us, top_ops (frame of the ``top`` ops
         by self time: name, category, count, total_us, self_us): one row per profiler trace file."""
-        return self._cached_files(
-            ("traces", top), lambda: file_frames.traces_frame(self._index, "profile", top)
-        )
+        return self.frame("traces", top=top)
 
     def aggregate(
         self, by: Any, *, stat: str = "mean", band: str = "std", keep_ungrouped: bool = True

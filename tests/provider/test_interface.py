@@ -151,3 +151,18 @@ def test_all_is_sorted_and_is_the_public_surface():
     public = {n for n in vars(tbkit.provider) if not n.startswith("_")}
     assert public == set(names)
     assert issubclass(SeriesProvider, DataProvider) and issubclass(InMemoryProvider, SeriesProvider)
+
+
+def test_plugin_file_batch_read_and_problem_report_defaults():
+    from tbkit.errors import NotFoundError
+
+    class Files(InMemoryProvider):
+        def read_plugin_file(self, plugin_name: str, *, run: str, path: str) -> bytes:
+            if path == "missing":
+                raise NotFoundError(f"no {plugin_name} file {path!r} in run {run!r}")
+            return f"{run}/{path}".encode()
+
+    provider = Files(DATA)
+    read = provider.read_plugin_files("p", files=[("a", "x"), ("b", "missing"), ("b", "y")])
+    assert read[0] == b"a/x" and isinstance(read[1], NotFoundError) and read[2] == b"b/y"
+    assert provider.report_plugin_file_problems("p", problems=[("a", "x", "bad")]) is None  # dropped

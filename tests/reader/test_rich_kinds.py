@@ -369,6 +369,13 @@ def test_trace_statistics_and_a_trace_that_is_not_json(tmp_path):
     assert ops.loc["step", "self_us"] == 50 - 20 - 10 and ops.loc["add", "self_us"] == 5
     assert row["top_ops"]["name"].tolist()[0] == "matmul"  # sorted by self time
     assert len(ld.traces(top=1)["top_ops"][0]) == 1
+    from tbkit.plugins import registry
+    from tbkit.plugins.profile.frames import traces_frame
+
+    assert registry.frame_builder("traces")[1] is traces_frame  # the profile kind's builder
+    pd.testing.assert_frame_equal(
+        ld.frame("traces", top=1).drop(columns="top_ops"), df.drop(columns="top_ops")
+    )
     problems = ld.problems()
     assert problems["path"].tolist() == [str(bad)] and "not trace-event JSON" in problems["reason"][0]
     files = ld.provider.list_plugin_files("profile")

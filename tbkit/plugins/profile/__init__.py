@@ -9,5 +9,6 @@ PLUGINS = (
         decoder="tbkit.plugins.profile.decode",
         file_based=True,
         routes="tbkit.plugins.profile.routes",
+        frames={"traces": "tbkit.plugins.profile.frames:traces_frame"},
     ),
 )
