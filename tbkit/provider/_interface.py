@@ -199,6 +199,36 @@ class DataProvider(abc.ABC):
                     )
         return out
 
+    def read_tensor_columns(
+        self, plugin_name: str, *, keep: Keep | None = None
+    ) -> dict[str, dict[str, tuple[bytes, np.ndarray, np.ndarray, list[np.ndarray]]]]:
+        """Every non-empty tensor series of ``plugin_name`` that ``keep(run, tag)`` accepts, at
+        full resolution: ``(plugin_content, steps, wall_times, values)`` (int64 and float64
+        arrays, one array per point, in the order written). The default lists the series,
+        then reads those kept through :meth:`read_tensors`; a provider holding NumPy series
+        answers without building a point object each (frames of whole kinds read this way).
+
+        Example:
+            >>> import numpy as np
+            >>> from tbkit.provider import InMemoryProvider
+            >>> data = {"r": {"t": {"plugin": "p", "points": [(2, 0.5, np.ones(2))]}}}
+            >>> InMemoryProvider(data).read_tensor_columns("p")["r"]["t"][1].tolist()
+            [2]
+        """
+        listing = self.list_tensors(plugin_name)
+        filt = _kept(listing, keep)
+        out: dict[str, dict[str, tuple[bytes, np.ndarray, np.ndarray, list[np.ndarray]]]] = {}
+        for run, tags in self.read_tensors(plugin_name, run_tag_filter=filt, downsample=None).items():
+            for tag, points in tags.items():
+                if points and (keep is None or keep(run, tag)):
+                    out.setdefault(run, {})[tag] = (
+                        listing[run][tag].plugin_content,
+                        np.array([p.step for p in points], dtype=np.int64),
+                        np.array([p.wall_time for p in points], dtype=np.float64),
+                        [p.numpy for p in points],
+                    )
+        return out
+
     def series_info(
         self, data_class: DataClass | None = None, *, plugin_name: str | None = None, keep: Keep | None = None
     ) -> list[SeriesInfo]:

@@ -144,6 +144,16 @@ class SeriesProvider(DataProvider):
                 out.setdefault(s.run, {})[s.tag] = columns
         return out
 
+    def read_tensor_columns(
+        self, plugin_name: str, *, keep: Keep | None = None
+    ) -> dict[str, dict[str, tuple[bytes, np.ndarray, np.ndarray, list[np.ndarray]]]]:
+        out: dict[str, dict[str, tuple[bytes, np.ndarray, np.ndarray, list[np.ndarray]]]] = {}
+        for s in self.series(DataClass.TENSOR, plugin_name, keep):
+            if len(s.steps):
+                steps, walls = np.asarray(s.steps, dtype=np.int64), np.asarray(s.wall_times)
+                out.setdefault(s.run, {})[s.tag] = (s.plugin_content, steps, walls, list(s.values))
+        return out
+
     def read_scalar_extremes(
         self, plugin_name: str, *, run_tag_filter: RunTagFilter | None = None
     ) -> dict[str, dict[str, tuple[float | None, float | None, int]]]:

@@ -270,9 +270,10 @@ class Logdir:
         return self._cached(("custom_scalars",), lambda: frames.kind_frame(self._index, "custom_scalars"))
 
     @_frame_method
+    @_dispatched
     def meshes(self) -> pd.DataFrame:
         """run, tag (mesh name), step, wall_time, vertices, faces, colors (arrays or None), config (dict)."""
-        return self._cached(("meshes",), lambda: rich_frames.meshes_frame(self._index, "mesh"))
+        return self.frame("meshes")
 
     @_frame_method
     def graphs(self) -> pd.DataFrame:

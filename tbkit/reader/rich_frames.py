@@ -1,4 +1,4 @@
-"""Frames of the rich event kinds: meshes and graphs.
+"""Frames of the rich event kinds: graphs (meshes and hparams are their kinds' frames).
 
 PR curves and custom-scalars layouts are plain kind frames (:func:`.frames.kind_frame`).
 
@@ -23,7 +23,6 @@ if TYPE_CHECKING:
 __all__ = [
     "graph_nodes_frame",
     "graphs_frame",
-    "meshes_frame",
 ]
 
 _BASE = ["run", "tag", "step", "wall_time"]
@@ -37,23 +36,6 @@ def _points(index: LogdirIndex, plugin: str) -> list[tuple[str, str, Any, int, f
             for step, wall, stored in zip(steps.tolist(), walls.tolist(), values, strict=True):
                 out.append((run, tag, series, step, wall, stored))
     return out
-
-
-def meshes_frame(index: LogdirIndex, plugin: str) -> pd.DataFrame:
-    """run, tag (the mesh's name), step, wall_time, vertices, faces, colors (arrays or None), config.
-
-    ``plugin``'s decoder joins each mesh's component series (its ``join(parts)``).
-    """
-    dec = registry.decoder(plugin)
-    records = []
-    with index._lock:
-        chosen = _selected(index, lambda s: s.meta.plugin_name == plugin and not s.is_scalar)
-        by_run: dict[str, list[tuple[str, bytes, np.ndarray, np.ndarray, Any]]] = {}
-        for run, tag, series in chosen:
-            by_run.setdefault(run, []).append((tag, series.meta.plugin_content, *series.columns()))
-        for run, parts in by_run.items():
-            records.extend({"run": run, **row} for row in dec.join(parts))
-    return _frame(records, [*_BASE, "vertices", "faces", "colors", "config"])
 
 
 def _graph_kinds(plugin: str) -> dict[str, str]:

@@ -166,3 +166,15 @@ def test_plugin_file_batch_read_and_problem_report_defaults():
     read = provider.read_plugin_files("p", files=[("a", "x"), ("b", "missing"), ("b", "y")])
     assert read[0] == b"a/x" and isinstance(read[1], NotFoundError) and read[2] == b"b/y"
     assert provider.report_plugin_file_problems("p", problems=[("a", "x", "bad")]) is None  # dropped
+
+
+def test_tensor_columns_default_equals_the_series_path():
+    fast, plain = InMemoryProvider(DATA), Plain(InMemoryProvider(DATA))
+    for provider in (fast, plain):
+        columns = provider.read_tensor_columns("histograms")
+        content, steps, walls, values = columns["a"]["h"]
+        assert steps.dtype == np.int64 and steps.tolist() == [3] and walls.tolist() == [4.0]
+        assert len(values) == 1 and np.array_equal(values[0], np.zeros((2, 3)))
+        assert content == fast.list_tensors("histograms")["a"]["h"].plugin_content
+    keep = plain.read_tensor_columns("histograms", keep=lambda run, tag: run != "a")
+    assert keep == {}

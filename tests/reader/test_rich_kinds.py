@@ -215,8 +215,14 @@ def test_mesh_round_trip(tmp_path):
             "shape", vertices, colors=colors, faces=faces, config_dict={"camera": {"fov": 60}}, global_step=4
         )
         w.add_mesh("cloud", vertices * 2, global_step=5)
-    df = tbkit.read(str(tmp_path)).meshes()
+    ld = tbkit.read(str(tmp_path))
+    df = ld.meshes()
     assert df["tag"].tolist() == ["cloud", "shape"]
+    from tbkit.plugins import registry
+    from tbkit.plugins.mesh.frames import meshes_frame
+
+    assert registry.frame_builder("meshes")[1] is meshes_frame  # the mesh kind's builder
+    assert ld.frame("meshes")["step"].tolist() == df["step"].tolist()
     cloud, shape = df.iloc[0], df.iloc[1]
     np.testing.assert_array_equal(cloud["vertices"], vertices * 2)
     assert cloud["faces"] is None and cloud["colors"] is None and cloud["step"] == 5

@@ -9,5 +9,6 @@ PLUGINS = (
         decoder="tbkit.plugins.mesh.decode",
         routes="tbkit.plugins.mesh.routes",
         dedicated_frame=True,
+        frames={"meshes": "tbkit.plugins.mesh.frames:meshes_frame"},
     ),
 )
