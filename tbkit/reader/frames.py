@@ -15,6 +15,8 @@ import numpy as np
 from tbkit._memory import release_free_memory
 from tbkit.errors import InvalidArgumentError, MissingDependencyError
 from tbkit.plugins import registry
+from tbkit.plugins._frames import pandas as _pd
+from tbkit.plugins._frames import records_frame as _frame
 from tbkit.reader.index import LogdirIndex
 from tbkit.reader.series import SeriesData
 
@@ -30,14 +32,6 @@ __all__ = [
     "tags_frame",
     "tensors_frame",
 ]
-
-
-def _pd() -> Any:
-    try:
-        import pandas
-    except ImportError as exc:  # pragma: no cover - pandas is a dependency
-        raise MissingDependencyError("pandas", feature="tbkit.read frames") from exc
-    return pandas
 
 
 def _categorical(names: list[str], codes: np.ndarray) -> Any:
@@ -144,18 +138,6 @@ def tensors_frame(index: LogdirIndex, plugin: str | None = None) -> pd.DataFrame
                 records.append({"run": run, "tag": tag, "plugin": series.meta.plugin_name, "step": step,
                                 "wall_time": wall, "value": value})  # fmt: skip
     return _frame(records, ["run", "tag", "plugin", "step", "wall_time", "value"])
-
-
-def _frame(records: list[dict[str, Any]], columns: list[str]) -> pd.DataFrame:
-    pd = _pd()
-    frame = pd.DataFrame.from_records(records, columns=columns)
-    for name in ("run", "tag", "plugin"):
-        if name in frame:
-            frame[name] = frame[name].astype("category")
-    for name, dtype in (("step", np.int64), ("wall_time", np.float64)):
-        if name in frame:
-            frame[name] = frame[name].astype(dtype)
-    return frame
 
 
 def runs_frame(index: LogdirIndex) -> pd.DataFrame:
