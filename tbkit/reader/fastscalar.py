@@ -16,6 +16,9 @@ bytes come from :mod:`tbkit.record.wire`):
 operations over the record offsets (every byte of a recognised record is either checked
 against the layout or is one of the decoded fields), and leaves every other record
 (metadata, other kinds, other dtypes, long tags ...) to the full protobuf parse.
+
+The compiled core (``tbkit.record._native``) recognises the same layouts record by record
+when :func:`tbkit.record.native.core` selects it; :func:`extract_python` is the NumPy path.
 """
 
 from __future__ import annotations
@@ -25,9 +28,9 @@ from typing import NamedTuple
 import numpy as np
 
 from tbkit.proto.types_pb2 import DT_DOUBLE, DT_FLOAT
-from tbkit.record import wire
+from tbkit.record import native, wire
 
-__all__ = ["FastScalars", "extract"]
+__all__ = ["FastScalars", "extract", "extract_python"]
 
 SIMPLE_VALUE = 0
 TENSOR_FLOAT = 1  # a rank-0 tensor (float32 or float64): its series' metadata decides the kind
@@ -145,12 +148,47 @@ def _intern(buf: bytes, pos: int, length: int, tags: list[str], known: dict[byte
 def extract(buf: bytes, starts: np.ndarray, lengths: np.ndarray) -> FastScalars:
     """Decode the single-scalar events among the records at ``starts``/``lengths`` of ``buf``.
 
+    The compiled core does it when selected (:mod:`tbkit.record.native`; a record outside
+    ``buf`` is then a ``ValueError``), else :func:`extract_python`; the results are the same.
+
     Example:
         >>> from tbkit.proto import event_pb2, summary_pb2
         >>> v = summary_pb2.Summary.Value(tag="loss", simple_value=0.5)
         >>> data = event_pb2.Event(wall_time=1.0, step=3, summary=summary_pb2.Summary(value=[v]))
         >>> raw = data.SerializeToString()
         >>> extract(raw, np.array([0]), np.array([len(raw)])).values.tolist()
+        [0.5]
+    """
+    core = native.core()
+    if core is None:
+        return extract_python(buf, starts, lengths)
+    count = len(starts)
+    starts = np.ascontiguousarray(starts, dtype=np.int64)
+    lengths = np.ascontiguousarray(lengths, dtype=np.int64)
+    handled = np.zeros(count, dtype=bool)
+    cols = (
+        np.empty(count, np.int64),  # index
+        np.empty(count, np.int32),  # tag ids
+        np.empty(count, np.uint8),  # kinds
+        np.empty(count, np.int64),  # steps
+        np.empty(count, np.float64),  # wall times
+        np.empty(count, np.float64),  # values
+    )
+    found, tags = core.extract(buf, starts, lengths, handled, *cols)
+    # Few scalars among many records: copy them out rather than keep the long arrays alive.
+    part = [c[:found] if found == count else c[:found].copy() for c in cols]
+    return FastScalars(handled, part[0], tags, part[1], part[2], part[3], part[4], part[5])
+
+
+def extract_python(buf: bytes, starts: np.ndarray, lengths: np.ndarray) -> FastScalars:
+    """:func:`extract` in NumPy: the path used without the compiled core.
+
+    Example:
+        >>> from tbkit.proto import event_pb2, summary_pb2
+        >>> v = summary_pb2.Summary.Value(tag="loss", simple_value=0.5)
+        >>> data = event_pb2.Event(wall_time=1.0, step=3, summary=summary_pb2.Summary(value=[v]))
+        >>> raw = data.SerializeToString()
+        >>> extract_python(raw, np.array([0]), np.array([len(raw)])).values.tolist()
         [0.5]
     """
     count = len(starts)

@@ -18,6 +18,11 @@ place that frames records and computes checksums:
 
 Nothing is ever allocated from a length read in the file: lengths are only compared
 with the size of the buffer at hand.
+
+:func:`scan_records` runs the compiled core (``tbkit.record._native``, a sequential walk
+with hardware CRC-32C) when :func:`tbkit.record.native.core` selects it, and
+:func:`scan_records_python` (the vectorised code of this module) otherwise; both give the
+same scan, problems and offsets included.
 """
 
 from __future__ import annotations
@@ -27,10 +32,11 @@ from typing import NamedTuple
 
 import numpy as np
 
+from tbkit.record import native
 from tbkit.record.crc import crc32c, mask
 from tbkit.record.framing import FOOTER_SIZE, HEADER_SIZE, OVERHEAD
 
-__all__ = ["RecordScan", "scan_records", "verify_data_checksums"]
+__all__ = ["RecordScan", "scan_records", "scan_records_python", "verify_data_checksums"]
 
 _MASK_DELTA = np.uint32(mask(0))  # the mask of 0 is the mask's additive constant
 _MAX_FAST_LENGTH_BYTES = 3  # candidate headers have a length below 2**24: bytes 3..7 are zero
@@ -40,6 +46,7 @@ _unpack_qi = struct.Struct("<QI").unpack_from
 
 REASON_LENGTH_CRC = "bad length checksum"
 REASON_DATA_CRC = "bad data checksum"
+_NATIVE_REASONS = (REASON_LENGTH_CRC, REASON_DATA_CRC)  # the compiled core's problem kinds 0 and 1
 
 
 class RecordScan(NamedTuple):
@@ -244,11 +251,30 @@ def scan_records(buf: bytes, start: int = 0, *, resyncing: bool = False) -> Reco
 
     A record with a bad data checksum is skipped (its framing is still trusted); after a
     bad length checksum the scan resumes at the next offset holding a valid header whose
-    record checks out. Each skipped record is listed in ``problems``.
+    record checks out. Each skipped record is listed in ``problems``. The compiled core
+    does the work when it is selected (:mod:`tbkit.record.native`), else
+    :func:`scan_records_python`; the results are the same.
 
     Example:
         >>> from tbkit.record.framing import encode_records
         >>> scan = scan_records(encode_records([b"a", b"bc"]))
+        >>> scan.lengths.tolist(), scan.end
+        ([1, 2], 35)
+    """
+    core = native.core()
+    if core is None:
+        return scan_records_python(buf, start, resyncing=resyncing)
+    starts, lengths, end, found, still = core.scan(buf, start, resyncing)
+    problems = [(offset, _NATIVE_REASONS[kind]) for offset, kind in found]
+    return RecordScan(np.frombuffer(starts, np.int64), np.frombuffer(lengths, np.int64), end, problems, still)
+
+
+def scan_records_python(buf: bytes, start: int = 0, *, resyncing: bool = False) -> RecordScan:
+    """:func:`scan_records` in Python and NumPy: the path used without the compiled core.
+
+    Example:
+        >>> from tbkit.record.framing import encode_records
+        >>> scan = scan_records_python(encode_records([b"a", b"bc"]))
         >>> scan.lengths.tolist(), scan.end
         ([1, 2], 35)
     """

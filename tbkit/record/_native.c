@@ -1,0 +1,756 @@
+/*
+ * tbkit.record._native: the compiled core of the reader's hot path.
+ *
+ * Three functions, each a drop-in for a pure-Python one (tbkit/record/native.py selects):
+ *
+ *   crc32c(data, crc=0)         CRC-32C (Castagnoli) of a buffer, like google_crc32c.value.
+ *   scan(buf, start, resyncing) TFRecord framing and both checksums, as scan.scan_records.
+ *   extract(buf, starts, lengths, handled, index, tag_ids, kinds, steps, walls, values)
+ *                               the single-scalar events of fastscalar.extract, written into
+ *                               the preallocated arrays; returns (count, tags).
+ *
+ * CRC-32C runs on the SSE4.2 crc32 instruction when the CPU has it (detected at import),
+ * else on a slice-by-8 table. The byte work runs with the GIL released. Nothing is
+ * allocated from a length read in a file: lengths are only compared with the bytes present,
+ * and every allocation is bounded by the size of the buffer or the number of records given.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#define TBKIT_X86_CRC 1
+#include <nmmintrin.h>
+#endif
+
+/* -- little-endian loads --------------------------------------------------------------- */
+
+static inline uint64_t load64(const unsigned char *p) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return v;
+}
+
+static inline uint32_t load32(const unsigned char *p) {
+    uint32_t v;
+    memcpy(&v, p, 4);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap32(v);
+#endif
+    return v;
+}
+
+/* The first `len` (< 8) bytes at p as a little-endian word, zeros above. */
+static inline uint64_t load_partial(const unsigned char *p, Py_ssize_t len) {
+    uint64_t v = 0;
+    for (Py_ssize_t i = 0; i < len; i++) {
+        v |= (uint64_t)p[i] << (8 * i);
+    }
+    return v;
+}
+
+/* -- CRC-32C --------------------------------------------------------------------------- */
+
+#define CRC_POLY 0x82F63B78u /* reflected Castagnoli polynomial */
+#define MASK_DELTA 0xA282EAD8u
+
+static uint32_t crc_table[8][256];
+static int have_hw_crc = 0;
+
+static void build_tables(void) {
+    for (uint32_t n = 0; n < 256; n++) {
+        uint32_t c = n;
+        for (int k = 0; k < 8; k++) {
+            c = (c & 1) ? (c >> 1) ^ CRC_POLY : c >> 1;
+        }
+        crc_table[0][n] = c;
+    }
+    for (uint32_t n = 0; n < 256; n++) {
+        for (int t = 1; t < 8; t++) {
+            uint32_t prev = crc_table[t - 1][n];
+            crc_table[t][n] = (prev >> 8) ^ crc_table[0][prev & 0xFF];
+        }
+    }
+}
+
+/* Slice-by-8 over the raw (pre-inverted) register. */
+static uint32_t crc_portable(uint32_t crc, const unsigned char *p, Py_ssize_t len) {
+    while (len >= 8) {
+        uint64_t w = load64(p) ^ crc;
+        crc = crc_table[7][w & 0xFF] ^ crc_table[6][(w >> 8) & 0xFF] ^ crc_table[5][(w >> 16) & 0xFF] ^
+              crc_table[4][(w >> 24) & 0xFF] ^ crc_table[3][(w >> 32) & 0xFF] ^
+              crc_table[2][(w >> 40) & 0xFF] ^ crc_table[1][(w >> 48) & 0xFF] ^ crc_table[0][w >> 56];
+        p += 8;
+        len -= 8;
+    }
+    while (len-- > 0) {
+        crc = crc_table[0][(crc ^ *p++) & 0xFF] ^ (crc >> 8);
+    }
+    return crc;
+}
+
+#ifdef TBKIT_X86_CRC
+__attribute__((target("sse4.2"))) static uint32_t crc_hw(uint32_t crc, const unsigned char *p,
+                                                         Py_ssize_t len) {
+#if defined(__x86_64__)
+    uint64_t c = crc;
+    while (len >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        c = _mm_crc32_u64(c, w);
+        p += 8;
+        len -= 8;
+    }
+    crc = (uint32_t)c;
+#endif
+    while (len >= 4) {
+        uint32_t w;
+        memcpy(&w, p, 4);
+        crc = _mm_crc32_u32(crc, w);
+        p += 4;
+        len -= 4;
+    }
+    while (len-- > 0) {
+        crc = _mm_crc32_u8(crc, *p++);
+    }
+    return crc;
+}
+#endif
+
+/* CRC-32C of p[0:len], continuing from a previous CRC value `init` (0 for a new message). */
+static inline uint32_t crc32c(uint32_t init, const unsigned char *p, Py_ssize_t len) {
+    uint32_t crc = ~init;
+#ifdef TBKIT_X86_CRC
+    if (have_hw_crc) {
+        return ~crc_hw(crc, p, len);
+    }
+#endif
+    return ~crc_portable(crc, p, len);
+}
+
+static inline uint32_t masked(uint32_t crc) { return ((crc >> 15) | (crc << 17)) + MASK_DELTA; }
+
+/* -- growable int64 arrays ------------------------------------------------------------- */
+
+typedef struct {
+    int64_t *data;
+    Py_ssize_t size, cap;
+} vec64;
+
+static int vec_push(vec64 *v, int64_t x) {
+    if (v->size == v->cap) {
+        Py_ssize_t cap = v->cap ? v->cap * 2 : 256;
+        int64_t *data = realloc(v->data, (size_t)cap * sizeof(int64_t));
+        if (!data) {
+            return -1;
+        }
+        v->data = data;
+        v->cap = cap;
+    }
+    v->data[v->size++] = x;
+    return 0;
+}
+
+/* -- framing --------------------------------------------------------------------------- */
+
+#define HEADER 12
+#define OVERHEAD 16
+#define PROBLEM_LENGTH_CRC 0
+#define PROBLEM_DATA_CRC 1
+
+static inline int length_crc_ok(const unsigned char *b, Py_ssize_t off) {
+    return masked(crc32c(0, b + off, 8)) == load32(b + off + 8);
+}
+
+/* The first offset >= lo where a plausible record begins (a header with a length below
+ * 2**24 and a good length CRC, whose record is either not complete yet or has a good data
+ * CRC), or -1. */
+static Py_ssize_t resync(const unsigned char *b, Py_ssize_t n, Py_ssize_t lo) {
+    for (Py_ssize_t head = lo; head + HEADER <= n; head++) {
+        const unsigned char *h = b + head;
+        if (h[3] | h[4] | h[5] | h[6] | h[7]) {
+            continue;
+        }
+        if (!length_crc_ok(b, head)) {
+            continue;
+        }
+        Py_ssize_t end = head + HEADER + (Py_ssize_t)load64(h); /* length < 2**24: no overflow */
+        if (end + 4 > n) {
+            return head;
+        }
+        if (masked(crc32c(0, b + head + HEADER, end - head - HEADER)) == load32(b + end)) {
+            return head;
+        }
+    }
+    return -1;
+}
+
+typedef struct {
+    vec64 heads, problems; /* problems: offset * 2 + kind */
+    Py_ssize_t end;
+    int resyncing;
+    int nomem;
+} walk_result;
+
+static void walk(const unsigned char *b, Py_ssize_t n, Py_ssize_t off, int resyncing, walk_result *out) {
+    for (;;) {
+        if (resyncing) {
+            Py_ssize_t found = resync(b, n, off);
+            if (found < 0) {
+                out->end = off > n - HEADER + 1 ? off : n - HEADER + 1;
+                out->resyncing = 1;
+                return;
+            }
+            off = found;
+            resyncing = 0;
+        }
+        if (n - off < HEADER) {
+            out->end = off;
+            return;
+        }
+        if (!length_crc_ok(b, off)) {
+            if (vec_push(&out->problems, (int64_t)off * 2 + PROBLEM_LENGTH_CRC)) {
+                out->nomem = 1;
+                return;
+            }
+            off += 1;
+            resyncing = 1;
+            continue;
+        }
+        uint64_t length = load64(b + off);
+        if ((uint64_t)(n - off) < OVERHEAD || length > (uint64_t)(n - off - OVERHEAD)) {
+            out->end = off; /* a partial last record (or a length beyond the bytes present) */
+            return;
+        }
+        Py_ssize_t data = off + HEADER;
+        Py_ssize_t len = (Py_ssize_t)length;
+        int ok = masked(crc32c(0, b + data, len)) == load32(b + data + len);
+        if (vec_push(ok ? &out->heads : &out->problems, ok ? (int64_t)off : (int64_t)off * 2 + PROBLEM_DATA_CRC)) {
+            out->nomem = 1;
+            return;
+        }
+        off = data + len + 4;
+    }
+}
+
+static PyObject *int64_bytearray(const int64_t *data, Py_ssize_t count, int64_t add) {
+    PyObject *out = PyByteArray_FromStringAndSize(NULL, count * (Py_ssize_t)sizeof(int64_t));
+    if (!out) {
+        return NULL;
+    }
+    int64_t *dst = (int64_t *)PyByteArray_AS_STRING(out);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        dst[i] = data[i] + add;
+    }
+    return out;
+}
+
+PyDoc_STRVAR(scan_doc,
+             "scan(buf, start, resyncing) -> (starts, lengths, end, problems, resyncing)\n\n"
+             "Frame and verify the records of buf from start, as tbkit.record.scan.scan_records.\n"
+             "starts and lengths are bytearrays of native int64; problems is a list of\n"
+             "(offset, kind) with kind 0 for a bad length checksum and 1 for a bad data checksum.");
+
+static PyObject *py_scan(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    Py_ssize_t start;
+    int resyncing;
+    if (!PyArg_ParseTuple(args, "y*np", &view, &start, &resyncing)) {
+        return NULL;
+    }
+    if (start < 0) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_ValueError, "start must not be negative");
+        return NULL;
+    }
+    walk_result r = {{NULL, 0, 0}, {NULL, 0, 0}, 0, 0, 0};
+    const unsigned char *b = view.buf;
+    Py_ssize_t n = view.len;
+    Py_BEGIN_ALLOW_THREADS;
+    walk(b, n, start, resyncing, &r);
+    Py_END_ALLOW_THREADS;
+    PyObject *result = NULL, *starts = NULL, *lengths = NULL, *problems = NULL;
+    if (r.nomem) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    starts = int64_bytearray(r.heads.data, r.heads.size, HEADER);
+    lengths = PyByteArray_FromStringAndSize(NULL, r.heads.size * (Py_ssize_t)sizeof(int64_t));
+    problems = PyList_New(r.problems.size);
+    if (!starts || !lengths || !problems) {
+        goto done;
+    }
+    int64_t *len_out = (int64_t *)PyByteArray_AS_STRING(lengths);
+    for (Py_ssize_t i = 0; i < r.heads.size; i++) {
+        len_out[i] = (int64_t)load64(b + r.heads.data[i]);
+    }
+    for (Py_ssize_t i = 0; i < r.problems.size; i++) {
+        int64_t p = r.problems.data[i];
+        PyObject *item = Py_BuildValue("(Li)", (long long)(p >> 1), (int)(p & 1));
+        if (!item) {
+            goto done;
+        }
+        PyList_SET_ITEM(problems, i, item);
+    }
+    result = Py_BuildValue("(OOnOO)", starts, lengths, r.end, problems, r.resyncing ? Py_True : Py_False);
+done:
+    Py_XDECREF(starts);
+    Py_XDECREF(lengths);
+    Py_XDECREF(problems);
+    free(r.heads.data);
+    free(r.problems.data);
+    PyBuffer_Release(&view);
+    return result;
+}
+
+PyDoc_STRVAR(crc32c_doc, "crc32c(data, crc=0) -> int\n\nCRC-32C of data, continuing from crc.");
+
+static PyObject *py_crc32c(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    unsigned int init = 0;
+    if (!PyArg_ParseTuple(args, "y*|I", &view, &init)) {
+        return NULL;
+    }
+    uint32_t crc;
+    if (view.len > 4096) {
+        Py_BEGIN_ALLOW_THREADS;
+        crc = crc32c(init, view.buf, view.len);
+        Py_END_ALLOW_THREADS;
+    } else {
+        crc = crc32c(init, view.buf, view.len);
+    }
+    PyBuffer_Release(&view);
+    return PyLong_FromUnsignedLong(crc);
+}
+
+PyDoc_STRVAR(crc32c_portable_doc,
+             "crc32c_portable(data, crc=0) -> int\n\nCRC-32C by the slice-by-8 table (for tests).");
+
+static PyObject *py_crc32c_portable(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    unsigned int init = 0;
+    if (!PyArg_ParseTuple(args, "y*|I", &view, &init)) {
+        return NULL;
+    }
+    uint32_t crc = ~crc_portable(~(uint32_t)init, view.buf, view.len);
+    PyBuffer_Release(&view);
+    return PyLong_FromUnsignedLong(crc);
+}
+
+/* -- the scalar fast path -------------------------------------------------------------- */
+
+#define KEY_WALL_TIME 0x09
+#define KEY_STEP 0x10
+#define KEY_SUMMARY 0x2a
+#define KEY_VALUE 0x0a
+#define KEY_TAG 0x0a
+#define KEY_SIMPLE 0x15
+#define KIND_SIMPLE 0
+#define KIND_TENSOR 1
+/* rank-0 tensor prefixes (42 <len> 08 <dtype> 12 00 <key> <width>) as little-endian words */
+static uint64_t tail_words[4];
+static const int tail_sizes[4] = {12, 12, 16, 16};
+
+static void build_tails(void) {
+    static const unsigned char tails[4][8] = {
+        {0x42, 0x0a, 0x08, 0x01, 0x12, 0x00, 0x22, 0x04}, /* DT_FLOAT, tensor_content */
+        {0x42, 0x0a, 0x08, 0x01, 0x12, 0x00, 0x2a, 0x04}, /* DT_FLOAT, float_val */
+        {0x42, 0x0e, 0x08, 0x02, 0x12, 0x00, 0x22, 0x08}, /* DT_DOUBLE, tensor_content */
+        {0x42, 0x0e, 0x08, 0x02, 0x12, 0x00, 0x32, 0x08}, /* DT_DOUBLE, double_val */
+    };
+    for (int i = 0; i < 4; i++) {
+        tail_words[i] = load64(tails[i]);
+    }
+}
+
+/* A varint at b[pos:limit_end], at most `limit` bytes; returns its size, or 0 if it does not
+ * end within those bytes. */
+static inline int read_varint(const unsigned char *b, Py_ssize_t pos, Py_ssize_t end, int limit,
+                              uint64_t *value) {
+    uint64_t v = 0;
+    for (int k = 0; k < limit; k++) {
+        if (pos + k >= end) {
+            return 0;
+        }
+        unsigned char byte = b[pos + k];
+        v |= (uint64_t)(byte & 0x7F) << (7 * k);
+        if (byte < 0x80) {
+            *value = v;
+            return k + 1;
+        }
+    }
+    return 0;
+}
+
+/* The fast path's tag key (fastscalar._tag_ids): the tag's little-endian words, the last one
+ * masked to the tag's length, folded by xor-multiply. Also the table's hash. */
+static inline uint64_t tag_key(const unsigned char *p, Py_ssize_t len) {
+    uint64_t key = 0;
+    Py_ssize_t words = (len + 7) / 8;
+    for (Py_ssize_t i = 0; i < words; i++) {
+        Py_ssize_t left = len - 8 * i;
+        uint64_t w = left >= 8 ? load64(p + 8 * i) : load_partial(p + 8 * i, left);
+        key = (key ^ w) * (0x9E3779B97F4A7C15ULL + 2 * (uint64_t)i);
+    }
+    return key;
+}
+
+#define SLOT_BITS 12 /* fastscalar._TABLE_BITS */
+
+static inline uint64_t tag_slot(uint64_t key) { return (key * 0xD6E8FEB86659FD93ULL) >> (64 - SLOT_BITS); }
+
+typedef struct {
+    Py_ssize_t pos;
+    int len;
+    int collide; /* another tag of its length shares its slot */
+    uint64_t key;
+    int32_t final; /* id in the tags list, -1 when not valid UTF-8 */
+} tag_info;
+
+typedef struct {
+    tag_info *tags;
+    Py_ssize_t count;
+    int32_t *table; /* open addressing, -1 = empty */
+    uint64_t mask;
+} tag_set;
+
+/* The local id of the tag at b[pos:pos+len], added when new. */
+static inline int32_t tag_intern(tag_set *set, const unsigned char *b, Py_ssize_t pos, int len) {
+    uint64_t key = tag_key(b + pos, len);
+    uint64_t h = (key ^ (key >> 29) ^ (uint64_t)len) * 0xBF58476D1CE4E5B9ULL;
+    for (uint64_t i = h >> 20;; i++) {
+        int32_t *slot = &set->table[i & set->mask];
+        if (*slot < 0) {
+            tag_info *t = &set->tags[set->count];
+            t->pos = pos;
+            t->len = len;
+            t->key = key;
+            t->collide = 0;
+            t->final = -1;
+            *slot = (int32_t)set->count;
+            return (int32_t)set->count++;
+        }
+        tag_info *t = &set->tags[*slot];
+        if (t->key == key && t->len == len && memcmp(b + t->pos, b + pos, (size_t)len) == 0) {
+            return *slot;
+        }
+    }
+}
+
+static int cmp_len_slot(const void *a, const void *b) {
+    const tag_info *x = *(tag_info *const *)a, *y = *(tag_info *const *)b;
+    if (x->len != y->len) {
+        return x->len < y->len ? -1 : 1;
+    }
+    uint64_t sx = tag_slot(x->key), sy = tag_slot(y->key);
+    if (sx != sy) {
+        return sx < sy ? -1 : 1;
+    }
+    return x->key < y->key ? -1 : (x->key > y->key);
+}
+
+/* The order fastscalar interns tags in: by length, then by slot of the grouping table
+ * (by key when two tags of that length share a slot). */
+static int cmp_python_order(const void *a, const void *b) {
+    const tag_info *x = *(tag_info *const *)a, *y = *(tag_info *const *)b;
+    if (x->len != y->len) {
+        return x->len < y->len ? -1 : 1;
+    }
+    if (!x->collide) {
+        uint64_t sx = tag_slot(x->key), sy = tag_slot(y->key);
+        if (sx != sy) {
+            return sx < sy ? -1 : 1;
+        }
+    }
+    return x->key < y->key ? -1 : (x->key > y->key);
+}
+
+typedef struct {
+    Py_buffer view;
+    int held;
+} held_buffer;
+
+static int get_array(PyObject *obj, held_buffer *hb, Py_ssize_t count, Py_ssize_t itemsize, int writable,
+                     const char *name) {
+    int flags = PyBUF_C_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(obj, &hb->view, flags) < 0) {
+        return -1;
+    }
+    hb->held = 1;
+    if (hb->view.itemsize != itemsize || hb->view.len != count * itemsize) {
+        PyErr_Format(PyExc_ValueError, "%s must hold %zd items of %zd bytes", name, count, itemsize);
+        return -1;
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(extract_doc,
+             "extract(buf, starts, lengths, handled, index, tag_ids, kinds, steps, walls, values)"
+             " -> (count, tags)\n\n"
+             "Decode the single-scalar events among the records at starts/lengths (int64) of buf,\n"
+             "as tbkit.reader.fastscalar.extract: handled (bool, zeroed) gets a flag per record,\n"
+             "the first `count` items of index (int64), tag_ids (int32), kinds (uint8), steps\n"
+             "(int64), walls and values (float64) one per scalar; tags is the list of tags.");
+
+static PyObject *py_extract(PyObject *self, PyObject *args) {
+    PyObject *objs[10];
+    if (!PyArg_UnpackTuple(args, "extract", 10, 10, &objs[0], &objs[1], &objs[2], &objs[3], &objs[4],
+                           &objs[5], &objs[6], &objs[7], &objs[8], &objs[9])) {
+        return NULL;
+    }
+    held_buffer hb[10];
+    memset(hb, 0, sizeof(hb));
+    PyObject *result = NULL, *tags = NULL;
+    tag_set set = {NULL, 0, NULL, 0};
+    int32_t *local = NULL;
+    tag_info **order = NULL;
+    int bad_range = 0;
+
+    if (PyObject_GetBuffer(objs[0], &hb[0].view, PyBUF_SIMPLE) < 0) {
+        return NULL;
+    }
+    hb[0].held = 1;
+    if (PyObject_GetBuffer(objs[1], &hb[1].view, PyBUF_C_CONTIGUOUS) < 0) {
+        goto done;
+    }
+    hb[1].held = 1;
+    if (hb[1].view.itemsize != 8) {
+        PyErr_SetString(PyExc_ValueError, "starts must be int64");
+        goto done;
+    }
+    Py_ssize_t count = hb[1].view.len / 8;
+    static const Py_ssize_t sizes[10] = {0, 8, 8, 1, 8, 4, 1, 8, 8, 8};
+    static const char *names[10] = {"buf",     "starts", "lengths", "handled", "index",
+                                    "tag_ids", "kinds",  "steps",   "walls",   "values"};
+    for (int a = 2; a < 10; a++) {
+        if (get_array(objs[a], &hb[a], count, sizes[a], a >= 3, names[a]) < 0) {
+            goto done;
+        }
+    }
+    const unsigned char *b = hb[0].view.buf;
+    const Py_ssize_t n = hb[0].view.len;
+    const int64_t *starts = hb[1].view.buf, *lengths = hb[2].view.buf;
+    unsigned char *handled = hb[3].view.buf, *kinds = hb[6].view.buf;
+    int64_t *index = hb[4].view.buf, *steps = hb[7].view.buf;
+    int32_t *tag_ids = hb[5].view.buf;
+    double *walls = hb[8].view.buf, *values = hb[9].view.buf;
+
+    if (count > INT32_MAX / 2) {
+        PyErr_SetString(PyExc_ValueError, "too many records");
+        goto done;
+    }
+    uint64_t cap = 16;
+    while (cap < (uint64_t)count * 2) {
+        cap *= 2;
+    }
+    set.tags = malloc(sizeof(tag_info) * (size_t)(count ? count : 1));
+    set.table = malloc(sizeof(int32_t) * (size_t)cap);
+    local = malloc(sizeof(int32_t) * (size_t)(count ? count : 1));
+    order = malloc(sizeof(tag_info *) * (size_t)(count ? count : 1));
+    if (!set.tags || !set.table || !local || !order) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    memset(set.table, 0xFF, sizeof(int32_t) * (size_t)cap);
+    set.mask = cap - 1;
+
+    Py_ssize_t m = 0;
+    Py_BEGIN_ALLOW_THREADS;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        int64_t s = starts[i], len = lengths[i];
+        if (s < 0 || len < 0 || s > n || len > n - s) {
+            bad_range = 1;
+            break;
+        }
+        if (len < 23) {
+            continue;
+        }
+        Py_ssize_t e = (Py_ssize_t)(s + len);
+        if (b[s] != KEY_WALL_TIME || b[s + 9] != KEY_STEP) {
+            continue;
+        }
+        uint64_t step, slen, vlen;
+        int k = read_varint(b, s + 10, e, 10, &step);
+        if (!k) {
+            continue;
+        }
+        Py_ssize_t p = s + 10 + k;
+        if (p >= e || b[p] != KEY_SUMMARY) {
+            continue;
+        }
+        int k2 = read_varint(b, p + 1, e, 3, &slen);
+        Py_ssize_t q = p + 1 + k2;
+        if (!k2 || q + (Py_ssize_t)slen != e || q >= e || b[q] != KEY_VALUE) {
+            continue;
+        }
+        int k3 = read_varint(b, q + 1, e, 3, &vlen);
+        Py_ssize_t t = q + 1 + k3;
+        if (!k3 || t + (Py_ssize_t)vlen != e || t + 1 >= e || b[t] != KEY_TAG) {
+            continue;
+        }
+        int tag_len = b[t + 1];
+        if (tag_len == 0 || tag_len >= 0x80) {
+            continue;
+        }
+        Py_ssize_t r = t + 2 + tag_len;
+        Py_ssize_t rest = e - r;
+        int kind = -1;
+        double value = 0.0;
+        if (rest == 5 && b[r] == KEY_SIMPLE) {
+            float f;
+            uint32_t bits = load32(b + r + 1);
+            memcpy(&f, &bits, 4);
+            kind = KIND_SIMPLE;
+            value = (double)f;
+        } else if (rest == 12 || rest == 16) {
+            uint64_t word = load64(b + r);
+            for (int j = 0; j < 4; j++) {
+                if (rest == tail_sizes[j] && word == tail_words[j]) {
+                    kind = KIND_TENSOR;
+                    if (rest == 12) {
+                        float f;
+                        uint32_t bits = load32(b + r + 8);
+                        memcpy(&f, &bits, 4);
+                        value = (double)f;
+                    } else {
+                        uint64_t bits = load64(b + r + 8);
+                        memcpy(&value, &bits, 8);
+                    }
+                    break;
+                }
+            }
+        }
+        if (kind < 0) {
+            continue;
+        }
+        uint64_t wall_bits = load64(b + s + 1);
+        index[m] = i;
+        kinds[m] = (unsigned char)kind;
+        steps[m] = (int64_t)step;
+        memcpy(&walls[m], &wall_bits, 8);
+        values[m] = value;
+        local[m] = tag_intern(&set, b, t + 2, tag_len);
+        m++;
+    }
+    if (!bad_range && set.count) {
+        for (Py_ssize_t j = 0; j < set.count; j++) {
+            order[j] = &set.tags[j];
+        }
+        qsort(order, (size_t)set.count, sizeof(tag_info *), cmp_len_slot);
+        for (Py_ssize_t j = 1; j < set.count; j++) {
+            tag_info *x = order[j - 1], *y = order[j];
+            if (x->len == y->len && tag_slot(x->key) == tag_slot(y->key) && x->key != y->key) {
+                x->collide = y->collide = 1;
+            }
+        }
+        /* a collision anywhere in a length switches the whole length to key order */
+        for (Py_ssize_t j = 0; j < set.count;) {
+            Py_ssize_t hi = j;
+            int any = 0;
+            while (hi < set.count && order[hi]->len == order[j]->len) {
+                any |= order[hi++]->collide;
+            }
+            for (; j < hi; j++) {
+                order[j]->collide = any;
+            }
+        }
+        qsort(order, (size_t)set.count, sizeof(tag_info *), cmp_python_order);
+    }
+    Py_END_ALLOW_THREADS;
+    if (bad_range) {
+        PyErr_SetString(PyExc_ValueError, "a record lies outside the buffer");
+        goto done;
+    }
+
+    tags = PyList_New(0);
+    if (!tags) {
+        goto done;
+    }
+    for (Py_ssize_t j = 0; j < set.count; j++) {
+        tag_info *t = order[j];
+        PyObject *tag = PyUnicode_DecodeUTF8((const char *)b + t->pos, t->len, "strict");
+        if (!tag) {
+            if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
+                goto done;
+            }
+            PyErr_Clear();
+            continue;
+        }
+        t->final = (int32_t)PyList_GET_SIZE(tags);
+        int failed = PyList_Append(tags, tag);
+        Py_DECREF(tag);
+        if (failed) {
+            goto done;
+        }
+    }
+
+    Py_ssize_t w = 0;
+    Py_BEGIN_ALLOW_THREADS;
+    for (Py_ssize_t j = 0; j < m; j++) {
+        int32_t id = set.tags[local[j]].final;
+        if (id < 0) {
+            continue;
+        }
+        index[w] = index[j];
+        kinds[w] = kinds[j];
+        steps[w] = steps[j];
+        walls[w] = walls[j];
+        values[w] = values[j];
+        tag_ids[w] = id;
+        handled[index[w]] = 1;
+        w++;
+    }
+    Py_END_ALLOW_THREADS;
+    result = Py_BuildValue("(nO)", w, tags);
+done:
+    Py_XDECREF(tags);
+    free(set.tags);
+    free(set.table);
+    free(local);
+    free(order);
+    for (int a = 0; a < 10; a++) {
+        if (hb[a].held) {
+            PyBuffer_Release(&hb[a].view);
+        }
+    }
+    return result;
+}
+
+/* -- the module ------------------------------------------------------------------------ */
+
+static PyMethodDef methods[] = {
+    {"crc32c", py_crc32c, METH_VARARGS, crc32c_doc},
+    {"crc32c_portable", py_crc32c_portable, METH_VARARGS, crc32c_portable_doc},
+    {"scan", py_scan, METH_VARARGS, scan_doc},
+    {"extract", py_extract, METH_VARARGS, extract_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_native", "tbkit's compiled record layer and scalar decoder.", -1, methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__native(void) {
+    build_tables();
+    build_tails();
+#ifdef TBKIT_X86_CRC
+    __builtin_cpu_init();
+    have_hw_crc = __builtin_cpu_supports("sse4.2") ? 1 : 0;
+#endif
+    PyObject *m = PyModule_Create(&module);
+    if (!m) {
+        return NULL;
+    }
+    if (PyModule_AddIntConstant(m, "hardware_crc", have_hw_crc) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,112 @@
+"""Which implementation of the reader's hot path runs: the compiled core or pure Python.
+
+The compiled core, ``tbkit.record._native`` (C, built by ``pip install``; docs/native.md),
+does the framing and checksums of :func:`tbkit.record.scan.scan_records` and the scalar
+decoding of :func:`tbkit.reader.fastscalar.extract`, with the same results. Both ask
+:func:`core` at each call:
+
+* ``TBKIT_NATIVE`` unset (or empty): the compiled core when it imports, else pure Python;
+  falling back says so once per process, by a :class:`NativeFallbackWarning` that names
+  the reason (the import error);
+* ``TBKIT_NATIVE=0``: pure Python, always, silently;
+* ``TBKIT_NATIVE=1``: the compiled core, or :class:`NativeUnavailableError` when it is absent.
+
+Example:
+    >>> import os
+    >>> os.environ.get("TBKIT_NATIVE") == "0" or core() is not None or why_absent() is not None
+    True
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import threading
+import warnings
+from types import ModuleType
+
+from tbkit.errors import TbkitError
+
+__all__ = ["ENV", "NativeFallbackWarning", "NativeUnavailableError", "core", "selected", "why_absent"]
+
+ENV = "TBKIT_NATIVE"
+_MODULE = "tbkit.record._native"
+
+_lock = threading.Lock()
+_loaded = False
+_module: ModuleType | None = None
+_reason: str | None = None
+_warned = False
+
+
+class NativeUnavailableError(TbkitError, ImportError):
+    """``TBKIT_NATIVE=1`` asks for the compiled core, but it is not installed or does not import."""
+
+
+class NativeFallbackWarning(RuntimeWarning):
+    """The compiled core is absent: tbkit reads on its (slower) pure-Python path."""
+
+
+def _load() -> ModuleType | None:
+    global _loaded, _module, _reason
+    if not _loaded:
+        with _lock:
+            if not _loaded:
+                try:
+                    _module = importlib.import_module(_MODULE)
+                except ImportError as exc:
+                    _module, _reason = None, f"{type(exc).__name__}: {exc}"
+                _loaded = True
+    return _module
+
+
+def why_absent() -> str | None:
+    """Why the compiled core does not import (None when it does).
+
+    Example:
+        >>> why_absent() is None or isinstance(why_absent(), str)
+        True
+    """
+    _load()
+    return _reason
+
+
+def core() -> ModuleType | None:
+    """The compiled core to use now, or None for the pure-Python path (see the module doc).
+
+    Raises:
+        NativeUnavailableError: ``TBKIT_NATIVE=1`` and the compiled core does not import.
+    """
+    global _warned
+    choice = os.environ.get(ENV, "").strip()
+    if choice == "0":
+        return None
+    module = _load()
+    if module is not None:
+        return module
+    if choice == "1":
+        raise NativeUnavailableError(
+            f"{ENV}=1 asks for tbkit's compiled core ({_MODULE}), which does not import ({_reason}); "
+            "reinstall tbkit where a C compiler and the Python headers are present, or unset "
+            f"{ENV} to read on the pure-Python path"
+        )
+    if not _warned:
+        _warned = True
+        warnings.warn(
+            f"tbkit's compiled core ({_MODULE}) is absent ({_reason}): reading on the slower "
+            f"pure-Python path. Reinstall tbkit with a C compiler to build it, or set {ENV}=0 "
+            "to choose the pure-Python path and silence this warning.",
+            NativeFallbackWarning,
+            stacklevel=3,
+        )
+    return None
+
+
+def selected() -> str:
+    """``"native"`` or ``"python"``: the path :func:`core` chooses now.
+
+    Example:
+        >>> selected() in ("native", "python")
+        True
+    """
+    return "python" if core() is None else "native"
