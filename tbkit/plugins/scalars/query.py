@@ -4,7 +4,8 @@
 * :func:`minmax_indices`: bucketed min/max downsampling that keeps spikes, first and last;
 * :func:`scalar_columns`: one tag's full-resolution columns for several runs (the
   provider's ``read_scalar_columns``);
-* :func:`series_payload`: the JSON answer for one series;
+* :func:`series_payload`: the JSON answer for one series; :func:`series_json`: the same,
+  encoded (the route's fast path: the NumPy columns go to the encoder as they are);
 * :func:`to_csv`, :func:`to_json_rows`, :func:`zip_of_csv`: the downloads.
 
 Example:
@@ -23,6 +24,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
+import orjson
 
 from tbkit.provider import DataProvider, ScalarColumns
 
@@ -32,6 +34,7 @@ __all__ = [
     "minmax_indices",
     "safe_path",
     "scalar_columns",
+    "series_json",
     "series_payload",
     "smooth",
     "thin_indices",
@@ -184,12 +187,67 @@ def series_payload(
         "value": _nullable(shown),
         "smoothed": _nullable(smoothed[keep]),
     }
-    bad = np.flatnonzero(~np.isfinite(shown)).tolist()
+    bad = _nonfinite(shown)
     if bad:
-        payload["nonfinite"] = {
-            str(i): "nan" if math.isnan(shown[i]) else ("inf" if shown[i] > 0 else "-inf") for i in bad
-        }
+        payload["nonfinite"] = bad
     return payload
+
+
+def _nonfinite(shown: np.ndarray) -> dict[str, str]:
+    bad = np.flatnonzero(~np.isfinite(shown)).tolist()
+    return {str(i): "nan" if math.isnan(shown[i]) else ("inf" if shown[i] > 0 else "-inf") for i in bad}
+
+
+_NUMPY = orjson.OPT_SERIALIZE_NUMPY
+
+
+def series_json(
+    columns: Columns,
+    *,
+    points: int | None,
+    smoothing: float = 0.0,
+    min_step: int | None = None,
+    max_step: int | None = None,
+) -> bytes:
+    """:func:`series_payload` encoded as compact JSON (non-finite values as null), the same bytes
+    :func:`tbkit.plugins.web.json_bytes` makes of it, without a Python float per point.
+
+    The columns go to the encoder as NumPy arrays; a series in step order, shown whole
+    (the common case: no zoom, fewer points than ``points``) is not copied at all.
+    """
+    steps = np.ascontiguousarray(columns[0], dtype=np.int64)
+    walls = np.ascontiguousarray(columns[1], dtype=np.float64)
+    values = np.ascontiguousarray(columns[2], dtype=np.float64)
+    n = len(steps)
+    if n > 1 and bool((steps[1:] < steps[:-1]).any()):
+        order = np.argsort(steps, kind="stable")
+        steps, walls, values = steps[order], walls[order], values[order]
+    smoothed = smooth(values, smoothing) if smoothing > 0 else values
+    lo = 0 if min_step is None else int(np.searchsorted(steps, min_step, side="left"))
+    hi = n if max_step is None else int(np.searchsorted(steps, max_step, side="right"))
+    in_range = max(0, hi - lo)
+    if in_range == n and (points is None or n <= points):
+        shown_steps, shown_walls, shown, shown_smoothed = steps, walls, values, smoothed
+    else:
+        keep = lo + minmax_indices(values[lo:hi], points) if hi > lo else np.zeros(0, dtype=np.int64)
+        shown_steps, shown_walls, shown, shown_smoothed = (
+            steps[keep],
+            walls[keep],
+            values[keep],
+            smoothed[keep],
+        )
+    payload: dict[str, Any] = {
+        "total": n,
+        "in_range": in_range,
+        "shown": len(shown),
+        "step": shown_steps,
+        "wall_time": shown_walls,
+        "value": shown,
+        "smoothed": shown_smoothed,
+    }
+    if not bool(np.isfinite(shown).all()):
+        payload["nonfinite"] = _nonfinite(shown)
+    return orjson.dumps(payload, option=_NUMPY)
 
 
 def to_csv(columns: Columns) -> str:

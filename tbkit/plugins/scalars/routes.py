@@ -15,8 +15,7 @@ from tbkit.plugins.scalars import groups as run_groups
 from tbkit.plugins.scalars import query
 from tbkit.plugins.scalars.metadata import PLUGIN_NAME
 from tbkit.plugins.scalars.params import MAX_POINTS, chart_options
-from tbkit.plugins.scalars.payloads import PayloadCache, version_of, version_of_columns
-from tbkit.provider import DataClass, SeriesInfo
+from tbkit.plugins.scalars.payloads import PayloadCache, version_of_columns
 
 __all__ = ["MAX_POINTS", "TABS", "blueprint"]  # MAX_POINTS: see tbkit.plugins.scalars.params
 
@@ -55,54 +54,32 @@ def _columns(tag: str, runs: list[str] | None) -> dict[str, query.Columns]:
 
 @blueprint.route("/scalars", methods=["GET", "POST"])
 def scalars() -> Response:
+    """One tag's series for several runs (all that have it by default), one JSON object by run.
+
+    One read of the columns for every run asked; each run's answer is encoded from its
+    NumPy columns (:func:`query.series_json`), or taken from the cache while the series
+    is unchanged (same point count and last point).
+    """
     args = dict(web.params())
     tag = web.str_param(args, "tag")
     runs = web.runs_param(args)
     options = chart_options(args)
     params = tuple(options.values())
-    parts = _cached_parts(tag, runs, params)
-    todo = _unanswered(tag, runs, parts)
-    if todo is None or todo:
-        cache = _cache()
-        for run, columns in _columns(tag, todo).items():
-            payload = query.series_payload(columns, **options)
-            parts[run] = web.json_bytes(payload)
-            cache.put(PayloadCache.key(run, tag, params), version_of_columns(*columns), parts[run])
-    body = b",".join(web.json_bytes(run) + b":" + parts[run] for run in sorted(parts))
-    return Response(b"{" + body + b"}", mimetype="application/json")
+    cache = _cache()
+    body = []
+    for run, columns in sorted(_columns(tag, runs).items()):
+        key = PayloadCache.key(run, tag, params)
+        version = version_of_columns(*columns)
+        part = cache.get(key, version)
+        if part is None:
+            part = query.series_json(columns, **options)
+            cache.put(key, version, part)
+        body.append(web.json_bytes(run) + b":" + part)
+    return Response(b"{" + b",".join(body) + b"}", mimetype="application/json")
 
 
 def _cache() -> PayloadCache:
     return current_app.extensions.setdefault(_PAYLOADS, PayloadCache())
-
-
-def _scalar_infos(tag: str, runs: list[str] | None) -> list[SeriesInfo]:
-    """The infos (point count, last point) of ``tag``'s series in ``runs``."""
-    wanted = None if runs is None else set(runs)
-    keep = lambda r, t: t == tag and (wanted is None or r in wanted)  # noqa: E731
-    return web.provider().series_info(DataClass.SCALAR, plugin_name=PLUGIN_NAME, keep=keep)
-
-
-def _cached_parts(tag: str, runs: list[str] | None, params: tuple[object, ...]) -> dict[str, bytes]:
-    """``{run: encoded answer}`` of the series whose answer is cached at their current version."""
-    infos = _scalar_infos(tag, runs)
-    cache = _cache()
-    parts = {}
-    for info in infos:
-        found = cache.get(PayloadCache.key(info.run, tag, params), version_of(info.count, *info.last))
-        if found is not None:
-            parts[info.run] = found
-    return parts
-
-
-def _unanswered(tag: str, runs: list[str] | None, parts: dict[str, bytes]) -> list[str] | None:
-    """The runs still to compute (None: every run that has ``tag``)."""
-    if not parts:
-        return runs
-    if runs is not None:
-        return [r for r in runs if r not in parts]
-    infos = _scalar_infos(tag, None)
-    return [i.run for i in infos if i.run not in parts]
 
 
 def _group_by(args: Mapping[str, Any]) -> str | dict[str, str]:

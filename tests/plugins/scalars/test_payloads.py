@@ -50,13 +50,13 @@ def live(tmp_path, monkeypatch):
         w.flush()
     logdir = tbkit.read(str(tmp_path))
     computed: list[int] = []
-    original = query.series_payload
+    original = query.series_json
 
     def counting(columns, **kwargs):
         computed.append(len(columns[0]))
         return original(columns, **kwargs)
 
-    monkeypatch.setattr(query, "series_payload", counting)
+    monkeypatch.setattr(query, "series_json", counting)
     yield logdir, writers, computed, create_app(logdir.provider).test_client()
     for w in writers.values():
         w.close()
