@@ -56,7 +56,9 @@ class Plugin:
         dedicated_frame: True when it has a frame of its own, so ``Logdir.tensors()``
             leaves its series out unless asked by name.
         columns: The columns after ``run, tag, step, wall_time`` of its generic kind frame
-            (rows from its decoder's ``rows(stored)``); empty when it has none.
+            (``tbkit.plugins._frames:kind_frame`` named in ``frames``: rows from its
+            decoder's ``rows(value)`` of each tensor point, or ``blob_rows(blobs, labels)``
+            of each blob sequence point); empty when it has none.
         media_extension: The file extension ``tbkit export`` gives the binary cells of the
             frame named after it when their bytes show no format of their own (e.g.
             ``"pb"`` for serialized protos); None: ``bin``.

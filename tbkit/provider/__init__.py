@@ -36,11 +36,13 @@ from tbkit.provider._hparam_types import (
     MetricValue,
     SessionStatus,
 )
-from tbkit.provider._interface import DataProvider, HParamsQueries, set_hparams_queries
+from tbkit.provider._hparams_hook import HParamsQueries, set_hparams_queries
+from tbkit.provider._interface import DataProvider
 from tbkit.provider._memory import InMemoryProvider, set_kind_defaults
 from tbkit.provider._sampling import downsample_indices
 from tbkit.provider._series import SeriesProvider
 from tbkit.provider._types import (
+    BlobColumns,
     BlobReference,
     BlobSequenceDatum,
     BlobSequenceTimeSeries,
@@ -54,11 +56,13 @@ from tbkit.provider._types import (
     ScalarTimeSeries,
     Series,
     SeriesInfo,
+    TensorColumns,
     TensorDatum,
     TensorTimeSeries,
 )
 
 __all__ = [
+    "BlobColumns",
     "BlobReference",
     "BlobSequenceDatum",
     "BlobSequenceTimeSeries",
@@ -87,6 +91,7 @@ __all__ = [
     "SeriesInfo",
     "SeriesProvider",
     "SessionStatus",
+    "TensorColumns",
     "TensorDatum",
     "TensorTimeSeries",
     "downsample_indices",

@@ -8,20 +8,21 @@ file-based plugins, and :meth:`~DataProvider.reload` / :attr:`~DataProvider.gene
 for live data. Everything beyond TensorBoard's set has a default built on the abstract
 methods, so a provider implementing those alone works with every consumer.
 
-Imports only the provider's value types and :mod:`tbkit.errors`, at any depth: the hparams
-queries are computed by the hparams kind, which installs them here when it is imported
-(:func:`set_hparams_queries`); the provider never imports a kind.
+Imports only the provider's value types, its defaults (:mod:`._defaults`) and
+:mod:`tbkit.errors`, at any depth: the hparams queries are computed by the hparams kind,
+which installs them when it is imported (:func:`~tbkit.provider.set_hparams_queries`);
+the provider never imports a kind.
 """
 
 from __future__ import annotations
 
 import abc
 from collections.abc import Callable, Collection, Iterable, Sequence
-from typing import Any, Protocol
 
 import numpy as np
 
 from tbkit.errors import NotFoundError
+from tbkit.provider._defaults import blob_columns, scalar_columns, series_infos, tensor_columns
 from tbkit.provider._hparam_types import (
     HParamFilter,
     HParamsExperiment,
@@ -29,8 +30,10 @@ from tbkit.provider._hparam_types import (
     HParamsSessionGroup,
     SessionStatus,
 )
+from tbkit.provider._hparams_hook import hparams_queries
 from tbkit.provider._sampling import extremes
 from tbkit.provider._types import (
+    BlobColumns,
     BlobSequenceDatum,
     BlobSequenceTimeSeries,
     DataClass,
@@ -42,11 +45,12 @@ from tbkit.provider._types import (
     ScalarDatum,
     ScalarTimeSeries,
     SeriesInfo,
+    TensorColumns,
     TensorDatum,
     TensorTimeSeries,
 )
 
-__all__ = ["DataProvider", "HParamsQueries", "set_hparams_queries"]
+__all__ = ["DataProvider"]
 
 
 class DataProvider(abc.ABC):
@@ -187,21 +191,11 @@ class DataProvider(abc.ABC):
             >>> provider.read_scalar_columns("scalars")["r"]["t"][2].tolist()
             [3.0, -1.0]
         """
-        filt = _kept(self.list_scalars(plugin_name), keep)
-        out: dict[str, dict[str, ScalarColumns]] = {}
-        for run, tags in self.read_scalars(plugin_name, run_tag_filter=filt).items():
-            for tag, points in tags.items():
-                if points and (keep is None or keep(run, tag)):
-                    out.setdefault(run, {})[tag] = (
-                        np.array([p.step for p in points], dtype=np.int64),
-                        np.array([p.wall_time for p in points], dtype=np.float64),
-                        np.array([p.value for p in points], dtype=np.float64),
-                    )
-        return out
+        return scalar_columns(self, plugin_name, keep)
 
     def read_tensor_columns(
         self, plugin_name: str, *, keep: Keep | None = None
-    ) -> dict[str, dict[str, tuple[bytes, np.ndarray, np.ndarray, list[np.ndarray]]]]:
+    ) -> dict[str, dict[str, TensorColumns]]:
         """Every non-empty tensor series of ``plugin_name`` that ``keep(run, tag)`` accepts, at
         full resolution: ``(plugin_content, steps, wall_times, values)`` (int64 and float64
         arrays, one array per point, in the order written). The default lists the series,
@@ -215,19 +209,25 @@ class DataProvider(abc.ABC):
             >>> InMemoryProvider(data).read_tensor_columns("p")["r"]["t"][1].tolist()
             [2]
         """
-        listing = self.list_tensors(plugin_name)
-        filt = _kept(listing, keep)
-        out: dict[str, dict[str, tuple[bytes, np.ndarray, np.ndarray, list[np.ndarray]]]] = {}
-        for run, tags in self.read_tensors(plugin_name, run_tag_filter=filt, downsample=None).items():
-            for tag, points in tags.items():
-                if points and (keep is None or keep(run, tag)):
-                    out.setdefault(run, {})[tag] = (
-                        listing[run][tag].plugin_content,
-                        np.array([p.step for p in points], dtype=np.int64),
-                        np.array([p.wall_time for p in points], dtype=np.float64),
-                        [p.numpy for p in points],
-                    )
-        return out
+        return tensor_columns(self, plugin_name, keep)
+
+    def read_blob_columns(
+        self, plugin_name: str, *, keep: Keep | None = None
+    ) -> dict[str, dict[str, BlobColumns]]:
+        """Every non-empty blob-sequence series of ``plugin_name`` that ``keep(run, tag)``
+        accepts, at full resolution: ``(plugin_content, steps, wall_times, blobs, labels)``
+        (int64 and float64 arrays; per point, its blobs' bytes and, for a kind that labels
+        its blobs, their labels, else None), in the order written. The default reads every
+        blob through :meth:`read_blob`; a provider holding the blobs answers at once.
+
+        Example:
+            >>> from tbkit.provider import InMemoryProvider
+            >>> points = [(2, 0.5, [b"x", b"y"])]
+            >>> data = {"r": {"t": {"plugin": "p", "data_class": "blob_sequence", "points": points}}}
+            >>> InMemoryProvider(data).read_blob_columns("p")["r"]["t"][3]
+            [[b'x', b'y']]
+        """
+        return blob_columns(self, plugin_name, keep)
 
     def series_info(
         self, data_class: DataClass | None = None, *, plugin_name: str | None = None, keep: Keep | None = None
@@ -247,7 +247,7 @@ class DataProvider(abc.ABC):
         """
         plugins = self.list_plugins() if plugin_name is None else [plugin_name]
         classes = list(DataClass) if data_class is None else [data_class]
-        out = [info for plugin in plugins for cls in classes for info in _infos(self, cls, plugin, keep)]
+        out = [info for p in plugins for cls in classes for info in series_infos(self, cls, p, keep)]
         return sorted(out, key=lambda info: (info.run, info.tag))
 
     # -- hparams: computed by the hparams kind over the series ---------------------------------
@@ -265,9 +265,10 @@ class DataProvider(abc.ABC):
             >>> InMemoryProvider({}).list_hyperparameters().hyperparameters
             ()
         """
-        if _hparams_queries is None:  # the hparams kind is not loaded: no hparams data were read
+        queries = hparams_queries()
+        if queries is None:  # the hparams kind is not loaded: no hparams data were read
             return HParamsExperiment()
-        return _hparams_queries.list_hyperparameters(self, limit=limit)
+        return queries.list_hyperparameters(self, limit=limit)
 
     def read_hyperparameters(
         self,
@@ -291,9 +292,10 @@ class DataProvider(abc.ABC):
                 filtered or sorted on); None keeps all.
             statuses: Only sessions of these statuses (``"success"``, ...).
         """
-        if _hparams_queries is None:  # the hparams kind is not loaded: no hparams data were read
+        queries = hparams_queries()
+        if queries is None:  # the hparams kind is not loaded: no hparams data were read
             return []
-        return _hparams_queries.read_hyperparameters(
+        return queries.read_hyperparameters(
             self, filters=filters, sort=sort, hparams_to_include=hparams_to_include, statuses=statuses
         )
 
@@ -333,84 +335,3 @@ class DataProvider(abc.ABC):
         read, replacing those it reported before (a logdir lists them as problems; by
         default they are dropped)."""
         del plugin_name, problems
-
-
-class HParamsQueries(Protocol):
-    """How the hparams queries are answered over any provider's series (the hparams kind's module)."""
-
-    def list_hyperparameters(self, provider: DataProvider, *, limit: int | None = None) -> HParamsExperiment:
-        """See :meth:`DataProvider.list_hyperparameters`."""
-        ...
-
-    def read_hyperparameters(
-        self,
-        provider: DataProvider,
-        *,
-        filters: Iterable[HParamFilter] | None = None,
-        sort: Sequence[HParamSort] | None = None,
-        hparams_to_include: Collection[str] | None = None,
-        statuses: Iterable[SessionStatus | str] | None = None,
-    ) -> list[HParamsSessionGroup]:
-        """See :meth:`DataProvider.read_hyperparameters`."""
-        ...
-
-
-_hparams_queries: HParamsQueries | None = None
-
-
-def set_hparams_queries(queries: HParamsQueries | None) -> None:
-    """Make ``queries`` answer every provider's default hparams queries (None: answer none).
-
-    The hparams kind calls this with its ``sessions`` module when its package is imported
-    (the reader imports it to decode hparams summaries, the writer to write them), so the
-    provider computes hparams without importing a kind. Until then the defaults answer an
-    empty experiment and no session groups, which is what they would compute: no hparams
-    summary can have been decoded.
-    """
-    global _hparams_queries
-    _hparams_queries = queries
-
-
-def _kept(listing: dict[str, dict[str, Any]], keep: Keep | None) -> RunTagFilter | None:
-    """A filter covering the listed series ``keep`` accepts (None: keep is None, all of them)."""
-    if keep is None:
-        return None
-    pairs = [(run, tag) for run, tags in listing.items() for tag in tags if keep(run, tag)]
-    return RunTagFilter(runs={r for r, _ in pairs}, tags={t for _, t in pairs})
-
-
-def _infos(provider: DataProvider, data_class: DataClass, plugin: str, keep: Keep | None) -> list[SeriesInfo]:
-    """:meth:`DataProvider.series_info` of one data class and plugin, over the read methods."""
-    wanted = (lambda run, tag: True) if keep is None else keep
-    listing: dict[str, dict[str, Any]]
-    found: list[tuple[str, str, list[tuple[int, float]], Any, int]] = []  # run, tag, times, last, longest
-    if data_class is DataClass.SCALAR:
-        listing = provider.list_scalars(plugin)
-        for run, tags in provider.read_scalars(plugin, run_tag_filter=_kept(listing, keep)).items():
-            for tag, scalars in tags.items():
-                if scalars and wanted(run, tag):
-                    found.append((run, tag, [(p.step, p.wall_time) for p in scalars], scalars[-1].value, 0))
-    elif data_class is DataClass.TENSOR:
-        listing = provider.list_tensors(plugin)
-        for run, tensor_tags in provider.read_tensors(plugin, run_tag_filter=_kept(listing, keep)).items():
-            for tag, tensors in tensor_tags.items():
-                if tensors and wanted(run, tag):
-                    found.append((run, tag, [(p.step, p.wall_time) for p in tensors], tensors[-1].numpy, 0))
-    else:
-        listing = provider.list_blob_sequences(plugin)
-        read = provider.read_blob_sequences(plugin, run_tag_filter=_kept(listing, keep))
-        for run, blob_tags in read.items():
-            for tag, sequences in blob_tags.items():
-                if sequences and wanted(run, tag):
-                    last = [provider.read_blob(ref.blob_key) for ref in sequences[-1].values]
-                    longest = max(len(p.values) for p in sequences)
-                    found.append((run, tag, [(p.step, p.wall_time) for p in sequences], last, longest))
-    out = []
-    for run, tag, times, value, longest in found:
-        meta = listing.get(run, {}).get(tag)
-        texts = (meta.plugin_content, meta.display_name, meta.description) if meta else (b"", "", "")
-        out.append(SeriesInfo(
-            run, tag, plugin, data_class, len(times), max(step for step, _ in times),
-            max(wall for _, wall in times), (*times[-1], value), longest, *texts,
-        ))  # fmt: skip
-    return out

@@ -20,6 +20,7 @@ from tbkit.errors import NotFoundError
 from tbkit.provider._interface import DataProvider
 from tbkit.provider._sampling import downsample_indices, extremes
 from tbkit.provider._types import (
+    BlobColumns,
     BlobReference,
     BlobSequenceDatum,
     BlobSequenceTimeSeries,
@@ -31,6 +32,7 @@ from tbkit.provider._types import (
     ScalarTimeSeries,
     Series,
     SeriesInfo,
+    TensorColumns,
     TensorDatum,
     TensorTimeSeries,
 )
@@ -146,12 +148,24 @@ class SeriesProvider(DataProvider):
 
     def read_tensor_columns(
         self, plugin_name: str, *, keep: Keep | None = None
-    ) -> dict[str, dict[str, tuple[bytes, np.ndarray, np.ndarray, list[np.ndarray]]]]:
-        out: dict[str, dict[str, tuple[bytes, np.ndarray, np.ndarray, list[np.ndarray]]]] = {}
+    ) -> dict[str, dict[str, TensorColumns]]:
+        out: dict[str, dict[str, TensorColumns]] = {}
         for s in self.series(DataClass.TENSOR, plugin_name, keep):
             if len(s.steps):
                 steps, walls = np.asarray(s.steps, dtype=np.int64), np.asarray(s.wall_times)
                 out.setdefault(s.run, {})[s.tag] = (s.plugin_content, steps, walls, list(s.values))
+        return out
+
+    def read_blob_columns(
+        self, plugin_name: str, *, keep: Keep | None = None
+    ) -> dict[str, dict[str, BlobColumns]]:
+        out: dict[str, dict[str, BlobColumns]] = {}
+        for s in self.series(DataClass.BLOB_SEQUENCE, plugin_name, keep):
+            if len(s.steps):
+                steps, walls = np.asarray(s.steps, dtype=np.int64), np.asarray(s.wall_times)
+                blobs = [[bytes(b) for b in point] for point in s.values]
+                labels = None if s.labels is None else [list(point) for point in s.labels]
+                out.setdefault(s.run, {})[s.tag] = (s.plugin_content, steps, walls, blobs, labels)
         return out
 
     def read_scalar_extremes(

@@ -163,6 +163,14 @@ Keep = Callable[[str, str], bool]  # (run, tag) -> whether a series is wanted
 ScalarColumns = tuple[np.ndarray, np.ndarray, np.ndarray]
 """One scalar series at full resolution: steps (int64), wall times and values (float64)."""
 
+TensorColumns = tuple[bytes, np.ndarray, np.ndarray, list[np.ndarray]]
+"""One tensor series at full resolution: plugin content, steps (int64), wall times (float64),
+then one array per point."""
+
+BlobColumns = tuple[bytes, np.ndarray, np.ndarray, list[list[bytes]], list[list[str]] | None]
+"""One blob-sequence series at full resolution: plugin content, steps (int64), wall times
+(float64), the blobs of each point, and each point's blob labels (None when the kind has none)."""
+
 
 @dataclass(frozen=True, eq=False)
 class Series:

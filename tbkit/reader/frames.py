@@ -25,7 +25,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "export_frame",
-    "kind_frame",
     "problems_frame",
     "runs_frame",
     "scalars_frame",
@@ -105,21 +104,6 @@ def scalars_frame(index: LogdirIndex, *, pivot: bool = False) -> pd.DataFrame:
     )
     wide.columns = list(wide.columns)
     return wide.reset_index()
-
-
-def kind_frame(index: LogdirIndex, plugin: str) -> pd.DataFrame:
-    """The rows of a plugin's series, in the columns its spec names (``Plugin.columns``)."""
-    dec = registry.decoder(plugin)
-    columns = registry.plugins()[plugin].columns
-    with index._lock:
-        chosen = _selected(index, lambda s: s.meta.plugin_name == plugin and not s.is_scalar)
-        records = []
-        for run, tag, series in chosen:
-            steps, walls, values = series.columns()
-            for step, wall, stored in zip(steps.tolist(), walls.tolist(), values, strict=True):
-                for row in dec.rows(stored):
-                    records.append({"run": run, "tag": tag, "step": step, "wall_time": wall, **row})
-    return _frame(records, ["run", "tag", "step", "wall_time", *columns])
 
 
 def tensors_frame(index: LogdirIndex, plugin: str | None = None) -> pd.DataFrame:

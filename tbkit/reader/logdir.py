@@ -10,7 +10,7 @@ import numpy as np
 
 from tbkit.errors import DataError, InvalidArgumentError, PathNotFoundError, StorageError
 from tbkit.plugins import registry
-from tbkit.reader import file_frames, frames, rich_frames
+from tbkit.reader import frames
 from tbkit.reader.discovery import looks_like_event_file
 from tbkit.reader.index import LogdirIndex, LogdirProvider, NameSpec
 from tbkit.record import storage
@@ -232,24 +232,28 @@ class Logdir:
         return self._cached(("scalars", pivot), lambda: frames.scalars_frame(self._index, pivot=pivot))
 
     @_frame_method
+    @_dispatched
     def histograms(self) -> pd.DataFrame:
         """run, tag, step, wall_time, edges (k+1 bucket edges), counts (k)."""
-        return self._cached(("histograms",), lambda: frames.kind_frame(self._index, "histograms"))
+        return self.frame("histograms")
 
     @_frame_method
+    @_dispatched
     def images(self) -> pd.DataFrame:
         """run, tag, step, wall_time, index, width, height, format, data (encoded bytes)."""
-        return self._cached(("images",), lambda: frames.kind_frame(self._index, "images"))
+        return self.frame("images")
 
     @_frame_method
+    @_dispatched
     def audio(self) -> pd.DataFrame:
         """run, tag, step, wall_time, index, sample_rate, num_channels, length_frames, label, data."""
-        return self._cached(("audio",), lambda: frames.kind_frame(self._index, "audio"))
+        return self.frame("audio")
 
     @_frame_method
+    @_dispatched
     def text(self) -> pd.DataFrame:
         """run, tag, step, wall_time, text (a str; for a table, the array of strings)."""
-        return self._cached(("text",), lambda: frames.kind_frame(self._index, "text"))
+        return self.frame("text")
 
     @_frame_method
     def tensors(self, plugin: str | None = None) -> pd.DataFrame:
@@ -260,14 +264,16 @@ class Logdir:
         return self._cached(("tensors", plugin), lambda: frames.tensors_frame(self._index, plugin))
 
     @_frame_method
+    @_dispatched
     def pr_curves(self) -> pd.DataFrame:
         """run, tag, step, wall_time, thresholds, tp, fp, tn, fn, precision, recall (float64 arrays)."""
-        return self._cached(("pr_curves",), lambda: frames.kind_frame(self._index, "pr_curves"))
+        return self.frame("pr_curves")
 
     @_frame_method
+    @_dispatched
     def custom_scalars(self) -> pd.DataFrame:
         """run, tag, step, wall_time, layout (``{category: {title: [kind, tags]}}``), proto (``Layout``)."""
-        return self._cached(("custom_scalars",), lambda: frames.kind_frame(self._index, "custom_scalars"))
+        return self.frame("custom_scalars")
 
     @_frame_method
     @_dispatched
@@ -276,19 +282,21 @@ class Logdir:
         return self.frame("meshes")
 
     @_frame_method
+    @_dispatched
     def graphs(self) -> pd.DataFrame:
         """run, tag, step, wall_time, kind (op_graph, keras, run_metadata), graph, nodes (count).
 
         ``graph`` is a ``GraphDef`` message for op graphs, the model config dict for Keras
         models, the serialized ``RunMetadata`` for run metadata.
         """
-        return self._cached(("graphs",), lambda: rich_frames.graphs_frame(self._index, "graphs"))
+        return self.frame("graphs")
 
     @_frame_method
+    @_dispatched
     def graph_nodes(self) -> pd.DataFrame:
         """run, tag, step, kind, name, op, inputs, shape, scope, device: one row per graph node
         (op graphs) or layer (Keras models)."""
-        return self._cached(("graph_nodes",), lambda: rich_frames.graph_nodes_frame(self._index, "graphs"))
+        return self.frame("graph_nodes")
 
     @_frame_method
     @_dispatched
@@ -298,12 +306,11 @@ class Logdir:
         return self.frame("hparams")
 
     @_frame_method
+    @_dispatched
     def embeddings(self) -> pd.DataFrame:
         """run, tag, step, shape, tensor (N×D float64), metadata (frame or None), sprite (PNG bytes),
         sprite_image_dim, tensor_path: the projector's embeddings, read from their files."""
-        return self._cached_files(
-            ("embeddings",), lambda: file_frames.embeddings_frame(self._index, "projector")
-        )
+        return self.frame("embeddings")
 
     @_frame_method
     @_dispatched

@@ -265,11 +265,7 @@ TBKIT = Path(__file__).resolve().parents[2] / "tbkit"
 # Summary.Value's ``tensor`` field (the oneof name), and an argument name in error messages.
 NOT_A_KIND = {
     ("tbkit/provider/_types.py", "tensor"),  # DataClass.TENSOR = "tensor"
-    ("tbkit/server/app.py", "tensor"),
-    (
-        "tbkit/reader/file_frames.py",
-        "tensor",
-    ),  # the embeddings frame's ``tensor`` column  # the data class shown in /data/plugins_listing
+    ("tbkit/server/app.py", "tensor"),  # the data class shown in /data/plugins_listing
     ("tbkit/reader/events.py", "tensor"),  # value.WhichOneof("value") == "tensor"
     ("tbkit/writer/_compat.py", "tensor"),  # the same oneof
     ("tbkit/writer/summary_writer.py", "tensor"),  # to_numpy(..., name="tensor")

@@ -12,44 +12,7 @@ import numpy as np
 
 import tbkit.provider
 from tbkit.provider import DataClass, DataProvider, InMemoryProvider, SeriesProvider
-
-
-class Plain(DataProvider):
-    """A DataProvider that is not a SeriesProvider: only the abstract methods, delegated."""
-
-    def __init__(self, inner: DataProvider) -> None:
-        self.inner = inner
-
-    def list_plugins(self) -> list[str]:
-        return self.inner.list_plugins()
-
-    def list_runs(self) -> list[Any]:
-        return self.inner.list_runs()
-
-    def list_scalars(self, plugin_name: str, **kw: Any) -> Any:
-        return self.inner.list_scalars(plugin_name, **kw)
-
-    def read_scalars(self, plugin_name: str, **kw: Any) -> Any:
-        return self.inner.read_scalars(plugin_name, **kw)
-
-    def read_last_scalars(self, plugin_name: str, **kw: Any) -> Any:
-        return self.inner.read_last_scalars(plugin_name, **kw)
-
-    def list_tensors(self, plugin_name: str, **kw: Any) -> Any:
-        return self.inner.list_tensors(plugin_name, **kw)
-
-    def read_tensors(self, plugin_name: str, **kw: Any) -> Any:
-        return self.inner.read_tensors(plugin_name, **kw)
-
-    def list_blob_sequences(self, plugin_name: str, **kw: Any) -> Any:
-        return self.inner.list_blob_sequences(plugin_name, **kw)
-
-    def read_blob_sequences(self, plugin_name: str, **kw: Any) -> Any:
-        return self.inner.read_blob_sequences(plugin_name, **kw)
-
-    def read_blob(self, blob_key: str) -> bytes:
-        return self.inner.read_blob(blob_key)
-
+from tests.provider._plain import Plain
 
 DATA = {
     "a": {
@@ -136,7 +99,8 @@ def _module_imports(path: Path) -> list[str]:
 
 
 def test_the_package_imports_only_errors_and_itself_without_cycles():
-    order = ["_types", "_hparam_types", "_sampling", "_interface", "_series", "_memory", "__init__"]
+    order = ["_types", "_hparam_types", "_sampling", "_hparams_hook", "_defaults", "_interface"]
+    order += ["_series", "_memory", "__init__"]
     assert sorted(p.stem for p in PACKAGE.glob("*.py")) == sorted(order)
     for i, stem in enumerate(order):
         for name in _module_imports(PACKAGE / f"{stem}.py"):
@@ -178,3 +142,14 @@ def test_tensor_columns_default_equals_the_series_path():
         assert content == fast.list_tensors("histograms")["a"]["h"].plugin_content
     keep = plain.read_tensor_columns("histograms", keep=lambda run, tag: run != "a")
     assert keep == {}
+
+
+def test_blob_columns_default_equals_the_series_path():
+    fast, plain = InMemoryProvider(DATA), Plain(InMemoryProvider(DATA))
+    for provider in (fast, plain):
+        content, steps, walls, blobs, labels = provider.read_blob_columns("images")["a"]["img"]
+        assert steps.dtype == np.int64 and steps.tolist() == [1, 2] and walls.tolist() == [1.0, 2.0]
+        assert blobs == [[b"2", b"1", b"png"], [b"x"]] and labels is None
+        assert content == fast.list_blob_sequences("images")["a"]["img"].plugin_content
+    assert plain.read_blob_columns("images", keep=lambda run, tag: tag != "img") == {}
+    assert plain.read_blob_columns("scalars") == {}

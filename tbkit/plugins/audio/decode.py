@@ -16,6 +16,7 @@ __all__ = [
     "DATA_CLASS",
     "LEGACY_FIELD",
     "PLUGIN_NAME",
+    "blob_rows",
     "blobs",
     "decode",
     "labels",
@@ -89,12 +90,17 @@ def wav_info(data: bytes) -> tuple[int, int, int]:
 
 def rows(stored: np.ndarray) -> list[dict[str, Any]]:
     """One frame row per clip: index, sample_rate, num_channels, length_frames, label, data."""
+    return blob_rows(blobs(stored), labels(stored))
+
+
+def blob_rows(clips: list[bytes], texts: list[str] | None) -> list[dict[str, Any]]:
+    """:func:`rows` of a point given as its blob sequence: the clips and their labels."""
     out = []
-    for i, (clip, label) in enumerate(stored.tolist()):
+    for i, clip in enumerate(clips):
         rate, channels, frames = wav_info(clip)
-        text = label.decode("utf-8", "replace") if isinstance(label, bytes) else str(label)
+        label = texts[i] if texts is not None and i < len(texts) else ""
         out.append({"index": i, "sample_rate": rate, "num_channels": channels, "length_frames": frames,
-                    "label": text, "data": bytes(clip)})  # fmt: skip
+                    "label": label, "data": bytes(clip)})  # fmt: skip
     return out
 
 

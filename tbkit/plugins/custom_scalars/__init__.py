@@ -9,6 +9,7 @@ PLUGINS = (
         decoder="tbkit.plugins.custom_scalars.decode",
         routes="tbkit.plugins.custom_scalars.routes",
         dedicated_frame=True,
+        frames={"custom_scalars": "tbkit.plugins._frames:kind_frame"},
         columns=("layout", "proto"),
         media_extension="pb",
     ),

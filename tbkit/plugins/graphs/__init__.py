@@ -11,6 +11,10 @@ PLUGINS = (
         media_extension="pb",
         routes="tbkit.plugins.graphs.routes",
         dedicated_frame=True,
+        frames={
+            "graphs": "tbkit.plugins.graphs.frames:graphs_frame",
+            "graph_nodes": "tbkit.plugins.graphs.frames:graph_nodes_frame",
+        },
     ),
     Plugin(
         "graph_keras_model",

@@ -10,6 +10,7 @@ PLUGINS = (
         legacy_field="histo",
         routes="tbkit.plugins.histograms.routes",
         dedicated_frame=True,
+        frames={"histograms": "tbkit.plugins._frames:kind_frame"},
         columns=("edges", "counts"),
     ),
 )

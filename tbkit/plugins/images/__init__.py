@@ -10,6 +10,7 @@ PLUGINS = (
         legacy_field="image",
         routes="tbkit.plugins.images.routes",
         dedicated_frame=True,
+        frames={"images": "tbkit.plugins._frames:kind_frame"},
         columns=("index", "width", "height", "format", "data"),
     ),
 )

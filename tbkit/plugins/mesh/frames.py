@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from tbkit.plugins import registry
-from tbkit.plugins._frames import records_frame
+from tbkit.plugins._frames import records_frame, run_order
 from tbkit.provider import DataProvider
 
 if TYPE_CHECKING:
@@ -27,12 +27,7 @@ def meshes_frame(provider: DataProvider, plugin: Plugin) -> pd.DataFrame:
     dec = registry.decoder(plugin.name)
     columns = provider.read_tensor_columns(plugin.name)
     records: list[dict[str, Any]] = []
-    for run in sorted(columns, key=_run_order(provider)):
+    for run in sorted(columns, key=run_order(provider)):
         parts = [(tag, *columns[run][tag]) for tag in sorted(columns[run])]
         records.extend({"run": run, **row} for row in dec.join(parts))
     return records_frame(records, _COLUMNS)
-
-
-def _run_order(provider: DataProvider) -> Any:
-    order = {r.run_name: i for i, r in enumerate(provider.list_runs())}
-    return lambda run: order.get(run, len(order))

@@ -8,9 +8,8 @@ import numpy as np
 
 from tbkit.errors import NotFoundError
 from tbkit.plugins import registry
-from tbkit.plugins._frames import pandas, records_frame
+from tbkit.plugins._frames import pandas, records_frame, run_path
 from tbkit.provider import DataProvider
-from tbkit.record import storage
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -33,7 +32,6 @@ def traces_frame(provider: DataProvider, plugin: Plugin, *, top: int | None = 20
     """
     pd = pandas()
     dec = registry.decoder(plugin.name)
-    logdir = provider.data_location()
     records, problems = [], []
     traces = []  # (run, path below the run directory, session, worker)
     for run, files in provider.list_plugin_files(plugin.name).items():
@@ -43,8 +41,7 @@ def traces_frame(provider: DataProvider, plugin: Plugin, *, top: int | None = 20
                 traces.append((run, file.path, *named))
     read = provider.read_plugin_files(plugin.name, files=[(run, relative) for run, relative, _, _ in traces])
     for (run, relative, session, worker), data in zip(traces, read, strict=True):
-        run_dir = logdir if run == "." else storage.join(logdir, *run.split("/"))
-        path = storage.join(run_dir, *relative.split("/"))
+        path = run_path(provider, run, relative)
         try:
             if isinstance(data, NotFoundError):
                 raise ValueError(str(data.__cause__ or data))

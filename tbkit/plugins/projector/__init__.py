@@ -13,5 +13,6 @@ PLUGINS = (
         decoder="tbkit.plugins.projector.decode",
         file_based=True,
         routes="tbkit.plugins.projector.routes",
+        frames={"embeddings": "tbkit.plugins.projector.frames:embeddings_frame"},
     ),
 )

@@ -1,13 +1,14 @@
 """Reading embeddings: a run's ``projector_config.pbtxt`` and the TSV and sprite files it names.
 
-Not events: the projector is a file-based plugin. Paths in the config are relative to the
-run directory (absolute ones are read as given but never listed for serving). Every file
-is read through :mod:`tbkit.record.storage`. A config that does not parse, a missing or
-malformed tensor file, a missing metadata file or sprite are reported as problems
-``(path, reason)``; the other embeddings (and runs) still read.
+Not events: the projector is a file-based plugin. Its files are listed here
+(:func:`plugin_files`: the config and the files it names below the run directory) and read
+through the DataProvider (the embeddings frame, ``frames.py``; the server, ``store.py``). A
+config that does not parse, a missing, outside or malformed tensor file, a missing metadata
+file or sprite are reported as problems ``(path, reason)``; the other embeddings (and runs)
+still read.
 
 Example:
-    >>> embeddings("memory://no/run")
+    >>> list_files("memory://no/run")
     ([], [])
 """
 
@@ -32,7 +33,8 @@ __all__ = [
     "LEGACY_FIELD",
     "PLUGIN_NAME",
     "decode",
-    "embeddings",
+    "embedding_record",
+    "inside",
     "list_files",
     "parse_config",
     "parse_metadata",
@@ -62,7 +64,8 @@ def decode(array: np.ndarray) -> np.ndarray:
     return array
 
 
-def _inside(relative: str) -> bool:
+def inside(relative: str) -> bool:
+    """Whether a path a config names lies below its run directory (relative, no ``..``, no drive)."""
     parts = relative.replace("\\", "/").split("/")
     return (
         bool(relative) and not relative.startswith(("/", "\\")) and ".." not in parts and ":" not in parts[0]
@@ -70,7 +73,7 @@ def _inside(relative: str) -> bool:
 
 
 def _resolve(run_dir: str, path: str) -> str:
-    if not _inside(path):
+    if not inside(path):
         return path
     return storage.join(run_dir, *path.replace("\\", "/").split("/"))
 
@@ -132,15 +135,18 @@ def plugin_files(
 
 
 def list_files(run_dir: str) -> tuple[list[str], Problems]:
-    """The config and the files it names that exist inside the run directory (``/`` separated)."""
+    """The config and the files it names that exist inside the run directory (``/`` separated).
+
+    A config that exists but cannot be read or parsed is listed alone (with its problem).
+    """
     config, problems = read_config(run_dir)
-    if config is None:
-        return [], problems
+    if config is None:  # a config that is there but does not read is listed (its readers say why)
+        return ([CONFIG_FILENAME] if problems else []), problems
     out = [CONFIG_FILENAME]
     for info in config.embeddings:
         for relative in _referenced(info):
             relative = relative.replace("\\", "/")
-            if _inside(relative) and relative not in out and storage.exists(_resolve(run_dir, relative)):
+            if inside(relative) and relative not in out and storage.exists(_resolve(run_dir, relative)):
                 out.append(relative)
     return out, problems
 
@@ -220,26 +226,41 @@ def _step(info: projector_pb2.EmbeddingInfo) -> int | None:
     return step_of(info.tensor_name)
 
 
-def _one(run_dir: str, info: projector_pb2.EmbeddingInfo, problems: Problems) -> dict[str, Any] | None:
+def embedding_record(
+    info: projector_pb2.EmbeddingInfo,
+    read: Callable[[str], bytes],
+    where: Callable[[str], str],
+    problems: Problems,
+) -> dict[str, Any] | None:
+    """One embedding of a config, its files read with ``read(path as the config names it)``
+    (which raises StorageError for a file it cannot give); None when its tensor cannot be read.
+
+    The record has ``tag`` (the tensor name), ``step`` (from a ``name:00007`` tensor name,
+    else None), ``shape``, ``tensor`` (float64 ``N×D``), ``metadata_columns`` and
+    ``metadata_rows`` (None without metadata), ``sprite`` (PNG bytes or None),
+    ``sprite_image_dim`` (``(width, height)`` of one thumbnail) and ``tensor_path``. What
+    cannot be read is appended to ``problems`` as ``(where(path), reason)``.
+    """
     if not info.tensor_path:
         reason = f"embedding {info.tensor_name!r} has no tensor_path (checkpoint tensors are not read)"
-        problems.append((storage.join(run_dir, CONFIG_FILENAME), reason))
+        problems.append((where(CONFIG_FILENAME), reason))
         return None
-    tensor_file = _resolve(run_dir, info.tensor_path)
     try:
-        tensor = parse_tensor_file(storage.read_bytes(tensor_file), info)
+        tensor = parse_tensor_file(read(info.tensor_path), info)
     except StorageError as exc:
-        problems.append((tensor_file, f"embedding {info.tensor_name!r}: {exc}"))
+        problems.append((where(info.tensor_path), f"embedding {info.tensor_name!r}: {exc}"))
         return None
     except (ValueError, UnicodeDecodeError) as exc:
-        problems.append((tensor_file, f"embedding {info.tensor_name!r}: not a tensor file ({exc})"))
+        problems.append(
+            (where(info.tensor_path), f"embedding {info.tensor_name!r}: not a tensor file ({exc})")
+        )
         return None
     columns: list[str] | None = None
     rows: list[list[str]] | None = None
     if info.metadata_path:
-        metadata_file = _resolve(run_dir, info.metadata_path)
+        metadata_file = where(info.metadata_path)
         try:
-            columns, rows = parse_metadata(storage.read_bytes(metadata_file))
+            columns, rows = parse_metadata(read(info.metadata_path))
             if len(rows) != len(tensor):
                 problems.append((metadata_file, f"embedding {info.tensor_name!r}: {len(rows)} metadata rows "
                                  f"for {len(tensor)} points"))  # fmt: skip
@@ -249,33 +270,15 @@ def _one(run_dir: str, info: projector_pb2.EmbeddingInfo, problems: Problems) ->
             problems.append((metadata_file, f"embedding {info.tensor_name!r}: metadata is not UTF-8 ({exc})"))
     sprite = None
     if info.sprite.image_path:
-        sprite_file = _resolve(run_dir, info.sprite.image_path)
         try:
-            sprite = storage.read_bytes(sprite_file)
+            sprite = read(info.sprite.image_path)
         except StorageError as exc:
-            problems.append((sprite_file, f"embedding {info.tensor_name!r}: sprite missing ({exc})"))
+            problems.append(
+                (where(info.sprite.image_path), f"embedding {info.tensor_name!r}: sprite missing ({exc})")
+            )
     dim = tuple(info.sprite.single_image_dim) if info.sprite.single_image_dim else None
     return {
         "tag": info.tensor_name, "step": _step(info), "shape": tuple(tensor.shape), "tensor": tensor,
         "metadata_columns": columns, "metadata_rows": rows, "sprite": sprite, "sprite_image_dim": dim,
         "tensor_path": info.tensor_path,
     }  # fmt: skip
-
-
-def embeddings(run_dir: str) -> tuple[list[dict[str, Any]], Problems]:
-    """Every readable embedding of the run directory, in config order, and the problems met.
-
-    Each record has ``tag`` (the tensor name), ``step`` (from a ``name:00007`` tensor
-    name, else None), ``shape``, ``tensor`` (float64 ``N×D``), ``metadata_columns`` and
-    ``metadata_rows`` (None without metadata), ``sprite`` (PNG bytes or None),
-    ``sprite_image_dim`` (``(width, height)`` of one thumbnail) and ``tensor_path``.
-    """
-    config, problems = read_config(run_dir)
-    if config is None:
-        return [], problems
-    out = []
-    for info in config.embeddings:
-        record = _one(run_dir, info, problems)
-        if record is not None:
-            out.append(record)
-    return out, problems

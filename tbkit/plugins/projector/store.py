@@ -128,10 +128,13 @@ class EmbeddingCache:
         """The embedding ``name`` of ``run``, parsed (from the cache when its files are unchanged).
 
         Raises:
-            NotFoundError: No such run, embedding or tensor file.
+            NotFoundError: No such run, embedding or tensor file (or a config that does not parse).
             DataError: The tensor file does not parse.
         """
-        config = read_config(provider, run)
+        try:
+            config = read_config(provider, run)
+        except DataError as exc:  # a config that does not parse names no embedding
+            raise NotFoundError(f"run {run!r} has no embedding {name!r} ({exc})") from exc
         info = next((e for e in config.embeddings if e.tensor_name == name), None) if config else None
         if info is None:
             raise NotFoundError(f"run {run!r} has no embedding {name!r}")

@@ -9,6 +9,7 @@ PLUGINS = (
         decoder="tbkit.plugins.text.decode",
         routes="tbkit.plugins.text.routes",
         dedicated_frame=True,
+        frames={"text": "tbkit.plugins._frames:kind_frame"},
         columns=("text",),
     ),
 )

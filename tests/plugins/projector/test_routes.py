@@ -325,7 +325,7 @@ def test_unparsable_files(tmp_path: Path) -> None:
     assert list(client.get(f"{P}/embeddings").json["runs"]) == ["bad_tensor"]
     answer = client.get(f"{P}/pca", query_string={"run": "bad_tensor", "tensor": "t"})
     assert answer.status_code == 500 and "not a tensor file" in answer.json["error"]
-    # a config that does not parse lists no files (the reader records it as a problem)
+    # a config that does not parse names no embedding (the reader records it as a problem)
     assert client.get(f"{P}/pca", query_string={"run": "bad_config", "tensor": "t"}).status_code == 404
 
 
