@@ -105,8 +105,11 @@ def cards() -> Response:
     columns = web.int_param(args, "columns", default=3, low=1, high=MAX_COLUMNS) or 3
     rows = web.int_param(args, "rows", default=4, low=1, high=MAX_ROWS) or 4
     page = web.int_param(args, "page", default=0, low=0, high=None) or 0
-    sections = card_pages.search(_cards(), pattern=pattern, kind=kind, pinned=pinned)
-    return web.json_response(card_pages.page_of(sections, columns=columns, rows=rows, page=page))
+    every = _cards()
+    sections = card_pages.search(every, pattern=pattern, kind=kind, pinned=pinned)
+    answer = card_pages.page_of(sections, columns=columns, rows=rows, page=page)
+    answer["unfiltered"] = len(every)  # cards of every kind, before the search
+    return web.json_response(answer)
 
 
 @blueprint.get("/search")

@@ -1,55 +1,32 @@
-// The Scalars dashboard: a grid of charts, one per scalar tag, grouped by tag prefix.
-import { getJSON } from "../../api.js";
-import { CardGrid } from "../../cardgrid.js";
+// The Scalars dashboard: one chart per scalar tag, grouped by tag prefix. The tag filter is a
+// regex searched on the server; the grid holds only the cards near the screen.
+import { loadStyle } from "../../api.js";
 import { chartControls } from "../../settings.js";
 import { groupControls } from "../../groups.js";
-import { downloadAllLink } from "../../timeseries.js";
-import { el, clear, compileFilter, debounce } from "../../util.js";
-
-/** {run: {tag: info}} -> [{kind: "scalars", tag, runs}] */
-function entries(answer) {
-  const byTag = new Map();
-  for (const [run, tags] of Object.entries(answer)) {
-    for (const tag of Object.keys(tags)) {
-      if (!byTag.has(tag)) byTag.set(tag, []);
-      byTag.get(tag).push(run);
-    }
-  }
-  return Array.from(byTag, ([tag, runs]) => ({ kind: "scalars", tag, runs }));
-}
+import { el, clear } from "../../util.js";
+import { PagedCardGrid } from "../timeseries/pagedgrid.js";
+import { downloadAllLink, tagFilterBox } from "../timeseries/timeseries.js";
 
 export function mount(root, ctx) {
+  loadStyle(new URL("../timeseries/timeseries.css", import.meta.url)).catch(ctx.showError);
   const gridRoot = el("div");
-  const grid = new CardGrid(gridRoot, ctx, { pinning: false, storeKey: "scalars" });
-  const tagInput = el("input", {
-    type: "search",
-    class: "tag-filter",
-    placeholder: "Filter tags (regex)",
-    "aria-label": "Filter tags (regex)",
-    value: grid.tagFilter,
-    spellcheck: "false",
-  });
+  const grid = new PagedCardGrid(gridRoot, ctx, { pinning: false, storeKey: "scalars", kind: "scalars" });
   const dl = downloadAllLink(ctx, () => grid.tagFilter);
-  tagInput.addEventListener(
-    "input",
-    debounce(() => {
-      tagInput.classList.toggle("invalid", compileFilter(tagInput.value).invalid);
-      grid.setFilter(tagInput.value, "scalars");
-      dl.update();
-    }, 150),
-  );
+  const filter = tagFilterBox(grid.tagFilter, () => "scalars", (pattern) => {
+    grid.setFilter(pattern, "scalars");
+    dl.update();
+  }, "scalars-tag-list");
   clear(root).append(
     el(
       "div",
       { class: "toolbar" },
-      el("div", { class: "controls" }, tagInput),
+      el("div", { class: "controls" }, filter.input, filter.datalist),
       chartControls(ctx.settings, el),
       groupControls(ctx),
       dl.link,
     ),
     gridRoot,
   );
-  const refresh = async () => grid.setTags(entries(await getJSON("data/plugin/scalars/tags")));
-  refresh().catch(ctx.showError);
-  return { refresh, destroy: () => grid.destroy() };
+  grid.search();
+  return { refresh: () => grid.refresh(), destroy: () => grid.destroy() };
 }
