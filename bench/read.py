@@ -8,7 +8,8 @@ Two logdirs are written with tbkit's ``SummaryWriter`` and cached (regenerated w
 Each tool then reads all scalars of the logdir into memory, in its own subprocess so that its
 peak RSS (``VmHWM``) is its own:
 
-* ``tbkit``: ``tbkit.read(logdir).scalars()``;
+* ``tbkit``: ``tbkit.read(logdir).scalars()``, once per reader path of ``--paths``: ``native``
+  (the compiled core, ``TBKIT_NATIVE=1``) and ``python`` (pure Python, ``TBKIT_NATIVE=0``);
 * ``tbparse``: ``SummaryReader(logdir, extra_columns={"dir_name", "wall_time"}).tensors`` (its
   ``.scalars`` holds only TF1 ``simple_value`` scalars; tensor-form scalars land in ``.tensors``);
 * ``accumulator``: TensorBoard's ``plugin_event_accumulator.EventAccumulator`` per run, nothing
@@ -19,9 +20,11 @@ peak RSS (``VmHWM``) is its own:
 * ``rustboard``: TensorBoard's Rust data server (``tensorboard_data_server``) on 127.0.0.1 with
   ``--reload once --samples-per-plugin scalars=all``, polled through TensorBoard's gRPC
   data-provider client until every series is loaded, then read in full; its time runs from
-  the server's start to the DataFrame; its RSS is the client's plus the server's.
+  the server's start to the DataFrame; its RSS is the client's plus the server's;
+* ``bytes``: the limit, reading every event file's bytes into memory (nothing decoded).
 
-Usage: ``python bench/read.py [--large] [--tools tbkit,rustboard] [--cache DIR] [--timeout SECS]``
+Usage: ``python bench/read.py [--large] [--tools tbkit,rustboard,bytes] [--paths native,python]
+[--cache DIR] [--timeout SECS]``
 """
 
 from __future__ import annotations
@@ -41,7 +44,8 @@ SIZES = {
     "S": {"runs": 4, "tags": 10, "steps": 25_000},
     "L": {"runs": 20, "tags": 25, "steps": 20_000},
 }
-TOOLS = ["tbkit", "tbparse", "accumulator", "rustboard"]
+TOOLS = ["tbkit", "tbparse", "accumulator", "rustboard", "bytes"]
+PATHS = {"native": "1", "python": "0"}  # tbkit's reader paths and their TBKIT_NATIVE
 EXTRA_TOOLS = ["accumulator_notf"]
 WALL0 = 1_700_000_000.0
 
@@ -90,6 +94,16 @@ def _read_tbkit(logdir: str, spec: dict) -> Any:
     import tbkit
 
     return tbkit.read(logdir).scalars()
+
+
+def _read_bytes(logdir: str, spec: dict) -> Any:
+    import pandas as pd
+
+    sizes = []
+    for path in sorted(Path(logdir).rglob("*tfevents*")):
+        with open(path, "rb") as f:
+            sizes.append(len(f.read()))
+    return pd.DataFrame({"bytes": sizes})
 
 
 def _read_tbparse(logdir: str, spec: dict) -> Any:
@@ -212,6 +226,7 @@ READERS = {
     "accumulator": _read_accumulator,
     "accumulator_notf": _read_accumulator_notf,
     "rustboard": _read_rustboard,
+    "bytes": _read_bytes,
 }
 
 
@@ -220,6 +235,10 @@ def worker(tool: str, logdir: str, spec: dict) -> None:
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     import pandas  # noqa: F401 - every tool builds a DataFrame; its import is not timed
 
+    if tool == "tbkit":
+        from tbkit.record import native
+
+        native.core()  # TBKIT_NATIVE=1 and no compiled core: fail here, not halfway
     start = time.perf_counter()
     frame = READERS[tool](logdir, spec)
     seconds = time.perf_counter() - start
@@ -236,11 +255,16 @@ def worker(tool: str, logdir: str, spec: dict) -> None:
 # -- the driver ----------------------------------------------------------------------------------
 
 
-def run_tool(tool: str, logdir: Path, spec: dict, timeout: float) -> dict:
+def run_tool(tool: str, logdir: Path, spec: dict, timeout: float, env: dict | None = None) -> dict:
     """Run one tool's worker in a subprocess, bounded by ``timeout`` seconds."""
     cmd = [sys.executable, os.path.abspath(__file__), "--worker", tool, str(logdir), json.dumps(spec)]
     proc = subprocess.Popen(
-        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        env={**os.environ, **(env or {})},
     )
     try:
         out, err = proc.communicate(timeout=timeout)
@@ -256,8 +280,13 @@ def run_tool(tool: str, logdir: Path, spec: dict, timeout: float) -> dict:
 
 
 def report(size: str, results: dict[str, dict], *, large: bool) -> None:
-    """Print the table: tool, seconds, ratio vs tbkit, peak RSS, rows (and frame size on L)."""
-    base = results.get("tbkit", {}).get("seconds")
+    """Print the table: tool, seconds, ratio vs tbkit, peak RSS, rows (and frame size on L).
+
+    The base is tbkit's first path (``tbkit[native]`` by default); then each tbkit path
+    against every peer and against reading the bytes.
+    """
+    tbkits = [t for t in results if t.startswith("tbkit") and "error" not in results[t]]
+    base = results[tbkits[0]]["seconds"] if tbkits else None
     head = f"{'tool':<18}{'seconds':>10}{'x tbkit':>10}{'peak RSS MB':>13}{'rows':>12}"
     if large:
         head += f"{'df MB':>9}{'RSS/df':>8}"
@@ -268,11 +297,23 @@ def report(size: str, results: dict[str, dict], *, large: bool) -> None:
             continue
         ratio = f"{res['seconds'] / base:.2f}" if base else "-"
         line = f"{tool:<18}{res['seconds']:>10.2f}{ratio:>10}{res['rss_mb']:>13.0f}{res['rows']:>12,}"
-        if large:
+        if large and tool != "bytes":  # its frame is a list of file sizes
             df_mb = res["df_bytes"] / 2**20
             line += f"{df_mb:>9.0f}{res['rss_mb'] / df_mb:>8.2f}"
         print(line)
-    print("x tbkit: seconds relative to tbkit (higher = tbkit faster). rustboard's RSS is client + server.")
+    base_name = tbkits[0] if tbkits else "tbkit"
+    print(
+        f"x tbkit: seconds relative to {base_name} (higher = tbkit faster). rustboard's RSS: client + server."
+    )
+    for name in tbkits:
+        mine = results[name]["seconds"]
+        for tool, res in results.items():
+            if tool.startswith("tbkit") or "error" in res:
+                continue
+            if tool == "bytes":
+                print(f"{name}: {mine / res['seconds']:.1f}x the time to read the bytes")
+            else:
+                print(f"{name}: {res['seconds'] / mine:.2f}x faster than {tool}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -282,6 +323,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--large", action="store_true", help="also run L (10M scalars)")
     parser.add_argument("--only-large", action="store_true", help="run L only")
     parser.add_argument("--tools", default=",".join(TOOLS), help=f"from {TOOLS + EXTRA_TOOLS}")
+    parser.add_argument("--paths", default=",".join(PATHS), help=f"tbkit's reader paths, from {list(PATHS)}")
     parser.add_argument("--timeout", type=float, default=1800.0, help="seconds per tool run")
     parser.add_argument("--worker", nargs=3, metavar=("TOOL", "LOGDIR", "SPEC"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -292,13 +334,22 @@ def main(argv: list[str] | None = None) -> int:
     unknown = sorted(set(tools) - set(READERS))
     if unknown:
         parser.error(f"unknown tools {unknown}; choose from {TOOLS + EXTRA_TOOLS}")
+    paths = [p.strip() for p in args.paths.split(",") if p.strip()]
+    if not paths or set(paths) - set(PATHS):
+        parser.error(f"--paths: choose from {list(PATHS)}")
+    runs: list[tuple[str, str, dict]] = []  # (name in the table, tool, environment)
+    for tool in tools:
+        if tool == "tbkit":
+            runs.extend((f"tbkit[{p}]", tool, {"TBKIT_NATIVE": PATHS[p]}) for p in paths)
+        else:
+            runs.append((tool, tool, {}))
     sizes = ["L"] if args.only_large else (["S", "L"] if args.large else ["S"])
     for size in sizes:
         logdir = ensure_logdir(Path(args.cache), size)
         results = {}
-        for tool in tools:
-            results[tool] = run_tool(tool, logdir, SIZES[size], args.timeout)
-            print(f"  {tool}: {results[tool]}", flush=True)
+        for name, tool, env in runs:
+            results[name] = run_tool(tool, logdir, SIZES[size], args.timeout, env)
+            print(f"  {name}: {results[name]}", flush=True)
         report(size, results, large=size == "L")
     return 0
 

@@ -16,6 +16,7 @@ from tbkit.reader import fastscalar
 from tbkit.record import wire
 from tbkit.record.crc import crc32c_python, masked_crc32c
 from tbkit.record.framing import encode_record, encode_records
+from tbkit.record.scan import scan_records
 from tests.record._paths import _native, extract_both, path, scan_both
 
 # -- CRC-32C ---------------------------------------------------------------------------------
@@ -239,3 +240,23 @@ def test_scan_cases_by_hand():
     got = scan_both(good + b"\x99" * 30 + encode_records([b"zz"]))
     assert got.problems == [(len(good), "bad length checksum")] and got.lengths.tolist() == [3, 5, 2]
     assert scan_both(good[:13] + b"\x00" + good[14:]).problems == [(0, "bad data checksum")]
+
+
+def test_threads_scan_and_extract_at_once():
+    """The GIL is released around the byte work: threads running at once get what one thread gets."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    bufs = []
+    for k in range(8):
+        raws = [_event(s, 1.0 + s, [_value(f"tag{k}/{s % 7}", "f32", s * 0.5)]) for s in range(1, 3000)]
+        bufs.append(encode_records(raws) + b"\x99" * k)
+
+    def both(buf: bytes) -> tuple[list[int], list[float], list[str], int]:
+        with path("1"):
+            got = scan_records(buf)
+            fast = fastscalar.extract(buf, got.starts, got.lengths)
+        return got.starts.tolist(), fast.values.tolist(), fast.tags, got.end
+
+    alone = [both(b) for b in bufs]
+    with ThreadPoolExecutor(4) as pool:
+        assert list(pool.map(both, bufs * 3)) == alone * 3
