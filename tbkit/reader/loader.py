@@ -18,7 +18,7 @@ from contextlib import AbstractContextManager
 import numpy as np
 from google.protobuf.message import DecodeError
 
-from tbkit._memory import release_free_memory
+from tbkit._memory import release_when_due
 from tbkit.errors import StorageError
 from tbkit.proto import event_pb2
 from tbkit.reader import fastscalar
@@ -63,6 +63,7 @@ def load_file(
             run.problem(path, None, str(exc))
         return
     end = size if limit is None else min(size, state.offset + limit)
+    first = state.offset
     want = chunk
     tail = 0
     while state.offset < end:
@@ -89,7 +90,7 @@ def load_file(
         if tail and not state.resyncing and not cut_short:  # while resyncing, kept bytes are no record yet
             reason = f"incomplete last record ({tail} bytes; the file may still be being written)"
             state.tail = Problem(run.name, path, state.offset, reason)
-    release_free_memory()
+    release_when_due(state.offset - first)  # not after every small file: a trim walks the heap
 
 
 def _load_buffer(run: RunData, state: FileState, data: bytes, lock: AbstractContextManager[object]) -> int:
