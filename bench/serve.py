@@ -9,7 +9,8 @@ process). Each is started three times, one after the other:
 1. HTTP: seconds from process start until every run and scalar tag is listed
    (``/data/runs`` and ``/data/plugin/scalars/tags``), then until one tag's data for every run is
    served up to the last step (TensorBoard: ``POST /data/plugin/scalars/scalars_multirun``;
-   tbkit: ``GET /data/plugin/scalars/scalars?tag=&runs=``).
+   tbkit: ``GET /data/plugin/scalars/scalars?tag=&runs=``); then the request alone: the median
+   of three such requests, each for a tag not asked before (so nothing is cached).
 2. Browser (headless Chromium at 1280x720): once every run and tag is listed over HTTP (as in
    1; tbkit lists run names before it has read them), the page is opened; seconds until the
    first scalar chart's lines are drawn, and the page's JS heap (CDP ``Runtime.getHeapUsage``,
@@ -32,8 +33,16 @@ Dashboards: ``--dashboards hparams,graphs,...`` also runs the dashboard benchmar
 ``bench/dashboards/<name>.py`` (each writes its own logdir and reports seconds against its
 target); ``--dashboards-only`` skips the big-logdir comparison.
 
-Usage: ``python bench/serve.py [--small] [--tools tbkit,tensorboard,tensorboard_notf] [--no-browser]
-[--cache DIR] [--late-wait SECS] [--dashboards NAMES] [--dashboards-only]``
+At scale, ``--case``: ``runs1000`` (1,000 runs x 10 tags x 100 steps) and ``tags10k`` (1 run x
+10,000 tags x 100 steps), both written here with tbkit's ``SummaryWriter`` and cached. On every
+case the page start also records the longest main-thread task (a ``PerformanceObserver`` for
+``longtask``, installed before the page's own scripts) from opening the page until one second
+after the first chart was drawn.
+
+Usage: ``python bench/serve.py [--small | --case L|S|runs1000|tags10k]
+[--tools tbkit,tensorboard,tensorboard_notf] [--no-browser] [--no-late] [--open-page listed|served]
+[--cache DIR] [--late-wait SECS]
+[--dashboards NAMES] [--dashboards-only]``
 """
 
 from __future__ import annotations
@@ -92,6 +101,36 @@ def _bench_read() -> Any:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+SCALE_CASES = {
+    "runs1000": {"runs": 1000, "tags": 10, "steps": 100},
+    "tags10k": {"runs": 1, "tags": 10_000, "steps": 100},
+}
+
+
+def ensure_scale_logdir(cache: Path, case: str) -> Path:
+    """The logdir of a ``SCALE_CASES`` case under ``cache`` (tags named as bench/read.py names them)."""
+    spec = SCALE_CASES[case]
+    logdir = cache / f"serve-{case}-{spec['runs']}x{spec['tags']}x{spec['steps']}"
+    marker = logdir / ".complete"
+    if marker.exists():
+        return logdir
+    if logdir.exists():
+        shutil.rmtree(logdir)
+    import tbkit
+
+    start = time.perf_counter()
+    tags = [f"group_{t % 3}/metric_{t}" for t in range(spec["tags"])]
+    for r in range(spec["runs"]):
+        with tbkit.SummaryWriter(str(logdir / f"run_{r:04d}"), max_queue=100_000) as writer:
+            for step in range(spec["steps"]):
+                wall = 1_700_000_000.0 + step * 0.01
+                for t, tag in enumerate(tags):
+                    writer.add_scalar(tag, 1.0 / (1 + step) + t + r * 0.001, step, walltime=wall)
+    marker.write_text(json.dumps(spec))
+    print(f"wrote {logdir} in {time.perf_counter() - start:.0f} s", flush=True)
+    return logdir
 
 
 # -- processes -----------------------------------------------------------------------------------
@@ -236,15 +275,37 @@ def listing(server: Server) -> tuple[list[str], int]:
     return names, sum(len(t) for t in tags.values())
 
 
-def tag_data(server: Server, tag: str, runs: list[str]) -> dict[str, int]:
-    """For each run, the last step served for ``tag``."""
+def _tag_request(server: Server, tag: str, runs: list[str]) -> tuple[str, bytes | None]:
+    """The URL and body of the request for ``tag``'s data of every run in ``runs``."""
     if server.tool.startswith("tensorboard"):
         body = urllib.parse.urlencode([("tag", tag)] + [("runs", r) for r in runs]).encode()
-        data = get_json(server.url + "data/plugin/scalars/scalars_multirun", data=body) or {}
-        return {run: int(points[-1][1]) for run, points in data.items() if points}
+        return server.url + "data/plugin/scalars/scalars_multirun", body
     query = urllib.parse.urlencode({"tag": tag, "runs": ",".join(runs)})
-    data = get_json(server.url + "data/plugin/scalars/scalars?" + query) or {}
+    return server.url + "data/plugin/scalars/scalars?" + query, None
+
+
+def _last_steps(server: Server, data: Any) -> dict[str, int]:
+    if not isinstance(data, dict):
+        return {}
+    if server.tool.startswith("tensorboard"):
+        return {run: int(points[-1][1]) for run, points in data.items() if points}
     return {run: int(d["step"][-1]) for run, d in data.items() if isinstance(d, dict) and d.get("step")}
+
+
+def tag_data(server: Server, tag: str, runs: list[str]) -> dict[str, int]:
+    """For each run, the last step served for ``tag``."""
+    url, body = _tag_request(server, tag, runs)
+    return _last_steps(server, get_json(url, data=body))
+
+
+def timed_tag_data(server: Server, tag: str, runs: list[str]) -> tuple[float, dict[str, int]]:
+    """Seconds until the whole answer for ``tag`` has arrived (not parsed), and the last steps."""
+    url, body = _tag_request(server, tag, runs)
+    start = time.monotonic()
+    with urllib.request.urlopen(url, data=body, timeout=60) as resp:
+        raw = resp.read()
+    seconds = time.monotonic() - start
+    return seconds, _last_steps(server, json.loads(raw))
 
 
 def wait_for(
@@ -335,6 +396,23 @@ def first_chart_drawn(server: Server, page: Any) -> int:
     return color_pixels(png, colors)
 
 
+# Installed before the page's scripts: the longest main-thread task (ms) since the page opened.
+LONGTASK_JS = """
+window.__tbkitLongest = 0;
+try {
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) window.__tbkitLongest = Math.max(window.__tbkitLongest, e.duration);
+  }).observe({ type: "longtask", buffered: true });
+} catch (_) { window.__tbkitLongest = -1; }
+"""
+
+
+def longest_task_s(page: Any) -> float | None:
+    """The longest main-thread task the page's observer saw, in seconds (None: no observer)."""
+    ms = page.evaluate("() => window.__tbkitLongest ?? -1")
+    return None if ms is None or ms < 0 else float(ms) / 1000
+
+
 def heap_mb(context: Any, page: Any) -> float:
     """The page's used JS heap (main thread), MB."""
     cdp = context.new_cdp_session(page)
@@ -372,15 +450,48 @@ def measure_http(tool: str, logdir: Path, spec: dict, workdir: Path, timeout: fl
             return len(got) == spec["runs"] and all(s == last for s in got.values())
 
         data_s = wait_for(f"{tag} served for every run", server, served, timeout)
+        request_s = one_tag_requests(server, spec, state["runs"])
     finally:
         rss = server.stop()
-    return {"list_s": list_s, "data_s": data_s, "rss_mb": rss, "rss_tree": server.rss_breakdown}
+    return {
+        "list_s": list_s,
+        "data_s": data_s,
+        "request_s": request_s,
+        "rss_mb": rss,
+        "rss_tree": server.rss_breakdown,
+    }
+
+
+def one_tag_requests(server: Server, spec: dict, runs: list[str], count: int = 3) -> float:
+    """Once everything is served: the median seconds of one request for one tag of every run.
+
+    Each request asks for another tag (never asked before, so no answer is cached), to its
+    last step for every run; timed until the whole answer has arrived (parsed afterwards).
+    """
+    times = []
+    for t in range(1, count + 1):
+        tag = f"group_{t % 3}/metric_{t % spec['tags']}"
+        seconds, got = timed_tag_data(server, tag, runs)
+        times.append(seconds)
+        if len(got) != spec["runs"] or any(s != spec["steps"] - 1 for s in got.values()):
+            raise RuntimeError(f"{server.tool}: {tag} not served to its last step for every run")
+    return sorted(times)[len(times) // 2]
 
 
 def measure_page(
-    tool: str, logdir: Path, spec: dict, workdir: Path, timeout: float, browser: Any
+    tool: str,
+    logdir: Path,
+    spec: dict,
+    workdir: Path,
+    timeout: float,
+    browser: Any,
+    open_when: str = "listed",
 ) -> dict[str, Any]:
-    """Start 2: open the page once every run and tag is listed; first chart drawn, JS heap."""
+    """Start 2: open the page once every run and tag is listed; first chart drawn, JS heap.
+
+    ``open_when="served"``: only once one tag is also served to its last step for every run
+    (tbkit lists tags before it has read their points; this times its page on loaded data).
+    """
     server = Server(tool, logdir, workdir)
     context = None
     try:
@@ -389,7 +500,13 @@ def measure_page(
         pairs = spec["runs"] * spec["tags"]
         listed = lambda: listing(server)[1] == pairs  # noqa: E731
         wait_for("every run and tag listed", server, listed, timeout)
+        if open_when == "served":  # and the data read: one tag served to its last step for every run
+            runs = listing(server)[0]
+            tag, last = "group_0/metric_0", spec["steps"] - 1
+            served = lambda: set(tag_data(server, tag, runs).values()) == {last}  # noqa: E731
+            wait_for(f"{tag} served for every run", server, served, timeout)
         context = browser.new_context(viewport=VIEWPORT)
+        context.add_init_script(LONGTASK_JS)
         page = context.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -407,6 +524,7 @@ def measure_page(
                 time.sleep(0.05)
         chart_s = time.monotonic() - start
         page.wait_for_timeout(1000)  # let the page settle before weighing its heap
+        longest = longest_task_s(page)
         heap = heap_mb(context, page)
         page.screenshot(path=str(workdir / f"{tool}-page.png"))
     finally:
@@ -415,6 +533,7 @@ def measure_page(
         rss = server.stop()
     return {
         "chart_s": chart_s,
+        "longtask_s": longest,
         "heap_mb": heap,
         "rss_mb": rss,
         "rss_tree": server.rss_breakdown,
@@ -488,7 +607,9 @@ def report(size: str, spec: dict, results: dict[str, dict[str, Any]], args_late_
     rows = [
         ("all runs + tags listed (HTTP)", "list_s", "s"),
         ("one tag, all runs served (HTTP)", "data_s", "s"),
+        ("one-tag request, all runs (median)", "request_s", "s"),
         ("first scalar chart drawn", "chart_s", "s"),
+        ("longest main-thread task", "longtask_s", "s"),
         ("peak RSS, process tree", "rss_mb", "MB"),
         ("page JS heap", "heap_mb", "MB"),
     ]
@@ -506,7 +627,7 @@ def report(size: str, spec: dict, results: dict[str, dict[str, Any]], args_late_
             a, b = tk.get(key), results[t].get(key)
             ok = isinstance(a, float) and isinstance(b, float) and b > 0
             line += f"{(f'{a / b:.2f}' if ok else '-'):>16}"
-        print(line + f"{_fmt(TB_REFERENCE.get(key), unit):>12}")
+        print(line + f"{_fmt(TB_REFERENCE.get(key) if size == 'L' else None, unit):>12}")
     for t in tools:
         tool, res = LABELS[t], results[t]
         if res.get("rss_tree"):
@@ -543,9 +664,11 @@ def run_tool(
         ("http", lambda: measure_http(tool, logdir, spec, workdir, args.timeout))
     ]
     if browser is not None:
-        steps.append(("page", lambda: measure_page(tool, logdir, spec, workdir, args.timeout, browser)))
+        page = lambda: measure_page(tool, logdir, spec, workdir, args.timeout, browser, args.open_page)  # noqa: E731
+        steps.append(("page", page))
         late = lambda: measure_late_runs(tool, logdir, spec, workdir, args.timeout, args.late_wait, browser)  # noqa: E731
-        steps.append(("late", late))
+        if not args.no_late:
+            steps.append(("late", late))
     for name, step in steps:
         try:
             out = step()
@@ -585,6 +708,14 @@ def main(argv: list[str] | None = None) -> int:
     """Parse arguments, make the logdir, measure each server, print the table."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--small", action="store_true", help="bench/read.py's S logdir instead of L")
+    parser.add_argument("--case", default="", help=f"L, S or one of {sorted(SCALE_CASES)} (default: L)")
+    parser.add_argument("--no-late", action="store_true", help="skip the late-runs start")
+    parser.add_argument(
+        "--open-page",
+        choices=["listed", "served"],
+        default="listed",
+        help="open the page once every tag is listed, or once one tag is also served to its last step",
+    )
     parser.add_argument("--cache", default=os.path.join(tempfile.gettempdir(), "tbkit-bench"))
     parser.add_argument("--tools", default=",".join(TOOLS), help=f"from {TOOLS + EXTRA_TOOLS}")
     parser.add_argument("--no-browser", action="store_true", help="HTTP figures only")
@@ -610,9 +741,15 @@ def main(argv: list[str] | None = None) -> int:
     if set(tools) - set(TOOLS + EXTRA_TOOLS):
         parser.error(f"unknown tools; choose from {TOOLS + EXTRA_TOOLS}")
     bench_read = _bench_read()
-    size = "S" if args.small else "L"
-    spec = bench_read.SIZES[size]
-    logdir = bench_read.ensure_logdir(Path(args.cache), size)
+    size = args.case or ("S" if args.small else "L")
+    if size in SCALE_CASES:
+        spec = SCALE_CASES[size]
+        logdir = ensure_scale_logdir(Path(args.cache), size)
+    elif size in bench_read.SIZES:
+        spec = bench_read.SIZES[size]
+        logdir = bench_read.ensure_logdir(Path(args.cache), size)
+    else:
+        parser.error(f"unknown case {size!r}")
     workdir = Path(tempfile.mkdtemp(prefix="tbkit-bench-serve-"))
     print(f"logdir {logdir}; logs and page screenshots in {workdir}", flush=True)
     results: dict[str, dict[str, Any]] = {}
