@@ -1,103 +1,124 @@
 """Batch encoding of scalar events with NumPy: the writer thread's hot path.
 
 A scalar event is ``Event{1: wall_time, 2: step, 5: Summary}``, both head fields always
-present (:func:`tbkit.record.wire.fixed_event_head`), where the summary bytes are a
-fixed per-tag template around the value's 4 bytes (a TF1 ``simple_value``, as torch writes
-``add_scalar`` by default). So every record of one tag whose
-step has a given varint length is one fixed framed template: a batch is built by joining
-templates in call order (in C) and patching wall times, steps and values in with vectorised
-NumPy indexing; the record layer then fills in the data checksums.
+present (:func:`tbkit.record.wire.fixed_event_head`), where the summary is a TF1
+``simple_value`` (as torch writes ``add_scalar`` by default): per tag, fixed bytes ending
+in the value's 4 bytes. So every record of one tag whose step has a given varint length is
+one fixed framed template: a batch is built by joining templates in call order (in C) and
+patching wall times, steps and values in with vectorised NumPy indexing; the record layer
+then fills in the data checksums.
+
+Tags are kept in slots: a dict maps a tag to its slot, and the per-template tables have
+room for a slot's every step length, growing by doubling, so a new tag costs O(1)
+amortised; a template is built on the first use of its step length.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from tbkit.plugins.scalars.summary import simple_scalar_template
 from tbkit.record import framing, wire
 from tbkit.record.crc import crc32c, patched_crcs
 
 _MAX_VARINT = wire.MAX_VARINT_SIZE
-_STEP_END = 8 + _MAX_VARINT  # columns: wall time 8, step varint 10, value 4
-_COLUMNS = _STEP_END + 4
+_FIRST_CAPACITY = 16  # tags
+_VALUE_KEY = bytes((wire.VALUE_SIMPLE_VALUE,))
+_ZERO_VALUE = bytes(4)
+# Where the varying bytes stand in a record's data: the wall time's 8 bytes and the step's
+# varint from the start (the fixed event head), the value's 4 bytes at the very end.
+_WALL_AT, _STEP_AT = wire.FIXED_WALL_TIME_AT, wire.FIXED_STEP_AT
+_HEAD_PLACES = np.r_[_WALL_AT : _WALL_AT + 8, _STEP_AT : _STEP_AT + _MAX_VARINT]
+_VALUE_DISTANCES = np.array([4, 3, 2, 1])  # to the data's end
+_GROUPS = np.arange(_MAX_VARINT)
+
+
+def summary_tail(tag: str) -> bytes:
+    """The ``Event`` bytes after its head for a ``simple_value`` of ``tag``, the value zeroed.
+
+    That is the ``Event.summary`` field holding ``Summary{value: [Value{tag, simple_value}]}``
+    serialized as protobuf does (fields in number order); the value's 4 bytes come last.
+
+    Example:
+        >>> summary_tail("a").hex()
+        '2a090a070a01611500000000'
+    """
+    value = wire.length_delimited(wire.VALUE_TAG, tag.encode()) + _VALUE_KEY + _ZERO_VALUE
+    return wire.length_delimited(wire.EVENT_SUMMARY, wire.length_delimited(wire.SUMMARY_VALUE, value))
 
 
 class ScalarBatchEncoder:
     """Encodes batches of float32 scalars ``(tag, value, step, wall_time)`` into framed records.
 
     Each record is a TF1 ``simple_value`` without metadata, byte for byte what
-    ``torch.utils.tensorboard`` writes for ``add_scalar`` by default. A new tag costs O(1)
-    amortised: the per-template tables grow by doubling.
+    ``torch.utils.tensorboard`` writes for ``add_scalar`` by default.
+
+    Attributes:
+        growths: How many times the per-template tables were reallocated (a logarithm of
+            the number of tags).
     """
 
     def __init__(self) -> None:
-        self._ids: dict[str, int] = {}
-        self._summaries: list[tuple[bytes, bytes]] = []  # (prefix, suffix) of the Summary, per id
-        # Per key = id * _MAX_VARINT + (varint length - 1): the framed template record (zero at
-        # every varying byte), its size, its data CRC, where the value goes, and the distance
-        # to the data's end of each varying byte (wall time, step, value).
+        self._slots: dict[str, int] = {}
+        self._tails: list[bytes] = []  # per slot: summary_tail(tag)
+        self.growths = 0
+        # Per key = slot * _MAX_VARINT + (varint length - 1): whether its template is built,
+        # the framed template record (zero at every varying byte), its size and its data CRC.
+        self._built = np.zeros(0, dtype=bool)
         self._records = np.empty(0, dtype=object)
         self._sizes = np.zeros(0, dtype=np.int64)
         self._crcs = np.zeros(0, dtype=np.uint32)
-        self._value_at = np.zeros(0, dtype=np.int64)
-        self._distances = np.zeros((0, _COLUMNS), dtype=np.int64)
 
-    def _new_id(self, tag: str) -> int:
-        tid = len(self._summaries)
-        self._summaries.append(simple_scalar_template(tag))
-        needed = (tid + 1) * _MAX_VARINT
-        if needed > len(self._sizes):
-            grow = max(needed, 2 * len(self._sizes))
-            self._records = _grown(self._records, grow, None)
-            self._sizes = _grown(self._sizes, grow, 0)
-            self._crcs = _grown(self._crcs, grow, 0)
-            self._value_at = _grown(self._value_at, grow, 0)
-            self._distances = _grown(self._distances, grow, 0)
-        self._ids[tag] = tid
-        return tid
+    @property
+    def tags(self) -> int:
+        """How many distinct tags this encoder has seen."""
+        return len(self._tails)
 
-    def _template(self, key: int) -> None:
-        prefix, suffix = self._summaries[key // _MAX_VARINT]
-        vlen = key % _MAX_VARINT + 1
-        summary_field = wire.field_head(wire.EVENT_SUMMARY, len(prefix) + 4 + len(suffix))
-        head = wire.fixed_event_head(vlen) + summary_field + prefix
-        data = head + bytes(4) + suffix
-        self._records[key] = framing.encode_record(data)
-        self._sizes[key] = len(self._records[key])
-        self._crcs[key] = crc32c(data)
-        self._value_at[key] = len(head)
-        wall_at, step_at = wire.FIXED_WALL_TIME_AT, wire.FIXED_STEP_AT
-        places = [*range(wall_at, wall_at + 8), *range(step_at, step_at + vlen)]
-        places += range(len(head), len(head) + 4)
-        columns = [*range(8), *range(8, 8 + vlen), *range(_STEP_END, _COLUMNS)]
-        self._distances[key, columns] = len(data) - np.array(places)
+    def _new_slot(self, tag: str) -> int:
+        slot = len(self._tails)
+        self._tails.append(summary_tail(tag))
+        if (slot + 1) * _MAX_VARINT > len(self._sizes):
+            self._grow(max(_FIRST_CAPACITY, 2 * slot) * _MAX_VARINT)
+        self._slots[tag] = slot
+        return slot
 
-    def _template_ids(self, tags: tuple[str, ...]) -> np.ndarray:
-        ids = self._ids
+    def _grow(self, keys: int) -> None:
+        self.growths += 1
+        self._built = _grown(self._built, keys, False)
+        self._records = _grown(self._records, keys, None)
+        self._sizes = _grown(self._sizes, keys, 0)
+        self._crcs = _grown(self._crcs, keys, 0)
+
+    def _build(self, keys: list[int]) -> None:
+        tails, head = self._tails, wire.fixed_event_head
+        for key in keys:
+            data = head(key % _MAX_VARINT + 1) + tails[key // _MAX_VARINT]
+            record = framing.encode_record(data)
+            self._records[key] = record
+            self._sizes[key] = len(record)
+            self._crcs[key] = crc32c(data)
+        self._built[keys] = True
+
+    def _slots_of(self, tags: tuple[str, ...]) -> np.ndarray:
+        slots = self._slots
         try:
-            return np.array([ids[tag] for tag in tags], dtype=np.int64)
+            return np.array([slots[tag] for tag in tags], dtype=np.int64)
         except KeyError:
-            return np.array([self._id_of(tag) for tag in tags], dtype=np.int64)
-
-    def _id_of(self, tag: str) -> int:
-        tid = self._ids.get(tag)
-        return self._new_id(tag) if tid is None else tid
+            get, new = slots.get, self._new_slot
+            return np.array([s if (s := get(tag)) is not None else new(tag) for tag in tags], dtype=np.int64)
 
     def encode(self, items: list[tuple[str, float, int, float]]) -> bytes:
         """Framed records of every scalar in ``items``, in order."""
         n = len(items)
-        tags, values, steps, wall_times = zip(*items, strict=True)
-        ids = self._template_ids(tags)
+        tags, values, steps, wall_times = zip(*items)  # noqa: B905 - 4-tuples from the queue
         step_u = np.array(steps, dtype=np.int64).view(np.uint64)
         vlen = wire.varint_sizes(step_u)
-        keys = ids * _MAX_VARINT + vlen - 1
-        for key in np.unique(keys).tolist():
-            if self._records[key] is None:
-                self._template(key)
-        # The varying bytes of every record: wall time (8), step varint (up to 10), value (4);
-        # only the varint columns some step in this batch needs are kept.
+        keys = self._slots_of(tags) * _MAX_VARINT + (vlen - 1)
+        built = self._built[keys]
+        if not built.all():
+            self._build(np.unique(keys[~built]).tolist())
+        # The varying bytes of every record: wall time (8), step varint (as wide as the
+        # batch's widest), value (4); and each one's distance to its data's end.
         width = int(vlen.max())
-        used = np.r_[0 : 8 + width, _STEP_END:_COLUMNS]
         columns = np.empty((n, 12 + width), dtype=np.uint8)
         columns[:, :8] = np.array(wall_times, dtype="<f8").view(np.uint8).reshape(n, 8)
         wire.put_varints(step_u, vlen, columns[:, 8 : 8 + width])
@@ -106,14 +127,19 @@ class ScalarBatchEncoder:
                 np.array(values, dtype=np.float64).astype("<f4").view(np.uint8).reshape(n, 4)
             )
         sizes = self._sizes[keys]
-        starts = np.cumsum(sizes) - sizes + framing.HEADER_SIZE  # where each record's data begins
-        ends = starts + sizes - framing.OVERHEAD
-        buf = np.frombuffer(bytearray(b"".join(self._records[keys].tolist())), dtype=np.uint8)
-        distances = self._distances[keys][:, used]
-        # A column that does not apply has distance 0: it lands on the footer, sealed below.
-        buf[ends[:, None] - distances] = columns
+        lengths = sizes - framing.OVERHEAD
+        data_ends = np.cumsum(sizes) - framing.FOOTER_SIZE
+        distances = np.empty((n, 12 + width), dtype=np.int64)
+        distances[:, : 8 + width] = lengths[:, None] - _HEAD_PLACES[: 8 + width]
+        distances[:, 8 + width :] = _VALUE_DISTANCES
+        if width > 1 and int(vlen.min()) < width:
+            # A step byte a record has not: distance 0, so it adds nothing to the CRC and
+            # lands (a zero) on the record's footer, which is sealed below.
+            distances[:, 8 : 8 + width][vlen[:, None] <= _GROUPS[:width]] = 0
+        buf = np.frombuffer(bytearray().join(self._records[keys].tolist()), dtype=np.uint8)
+        buf[data_ends[:, None] - distances] = columns
         crcs = patched_crcs(self._crcs[keys], distances, columns)
-        return framing.seal_data(buf, starts, sizes - framing.OVERHEAD, crcs)
+        return framing.seal_data(buf, data_ends - lengths, lengths, crcs)
 
 
 def _grown(array: np.ndarray, rows: int, fill: object) -> np.ndarray:

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import math
 import operator
+import sys
 import time
+from collections.abc import Callable
 from typing import Any
+
+import numpy as np
 
 from tbkit._arrays import to_float
 
@@ -71,13 +75,94 @@ def check_walltime(walltime: Any) -> float:
 def scalar_float(value: Any, *, name: str) -> float:
     """A scalar value as a float: what ``to_float`` takes, and numeric strings, as torch takes them.
 
+    The types ``add_scalar`` meets in training loops (Python and NumPy numbers, one-element
+    PyTorch tensors) go through a converter found once per type (:func:`_converter`); the
+    others, and every error, through ``to_float``, with the same result.
+
     Example:
         >>> scalar_float("0.5", name="scalar_value")
         0.5
     """
+    convert = _converters.get(type(value))
+    if convert is None:
+        convert = _converter(type(value))
+    number = convert(value)
+    if number is not None:
+        return number
     if isinstance(value, str):
         try:
             return float(value)
         except ValueError:
             raise ValueError(f"{name} must be a number or a numeric string, got {value!r:.80}") from None
     return to_float(value, name=name)
+
+
+def _general(value: Any) -> None:
+    """The converter of the types without a fast one: ``to_float`` decides."""
+    return None
+
+
+def _exact(value: Any) -> float:
+    """Python floats and bools, and NumPy's real scalars: ``float()`` is ``to_float``."""
+    return float(value)
+
+
+def _python_int(value: int) -> float | None:
+    try:
+        return float(value)
+    except OverflowError:  # too large for a float: to_float says so
+        return None
+
+
+def _torch_tensor(value: Any) -> float | None:
+    """A one-element real tensor by ``.item()``, without ``to_float``'s copy to NumPy.
+
+    ``.item()`` gives the exact value of every real dtype (bfloat16 and float16 too) as a
+    Python float, int or bool, which ``float()`` then converts as ``to_float`` does.
+    """
+    if value.dtype not in _torch_real_dtypes:
+        return None
+    try:
+        item = value.item()
+    except (RuntimeError, ValueError):  # not one element: to_float says so
+        return None
+    return float(item)
+
+
+_NUMPY_REAL = (np.bool_, np.float16, np.float32, np.float64, np.longdouble)
+_NUMPY_INT = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
+_converters: dict[type, Callable[[Any], float | None]] = {
+    float: _exact,
+    bool: _exact,
+    int: _python_int,
+    **{kind: _exact for kind in (*_NUMPY_REAL, *_NUMPY_INT)},
+}
+_TORCH_REAL = (
+    "bool",
+    "uint8",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+)
+_torch_real_dtypes: frozenset[Any] = frozenset()
+
+
+def _converter(kind: type) -> Callable[[Any], float | None]:
+    """Find and remember the converter of values of type ``kind``.
+
+    A tensor type can only exist once torch is imported, so a type seen before that is
+    no tensor type and stays general.
+    """
+    global _torch_real_dtypes
+    convert: Callable[[Any], float | None] = _general
+    torch = sys.modules.get("torch")
+    if torch is not None and issubclass(kind, torch.Tensor):
+        _torch_real_dtypes = frozenset(getattr(torch, name) for name in _TORCH_REAL)
+        convert = _torch_tensor
+    _converters[kind] = convert
+    return convert

@@ -29,7 +29,7 @@ FILE_VERSION = "brain.Event:2"
 _HARD_LIMIT_ITEMS = 1 << 17
 _HARD_LIMIT_BYTES = 64 << 20
 _BATCH_BYTES = 1 << 20
-_SCALAR_BATCH = 8192
+_SCALAR_BATCH = 1024  # records per NumPy batch: its arrays stay in cache
 
 
 _live: weakref.WeakSet[EventFileWriter] = weakref.WeakSet()
