@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tbkit.provider import DataProvider
+from tbkit.provider import DataClass, DataProvider
 
 __all__ = ["KINDS", "Card", "Section", "all_cards", "group_of", "matching_tags", "page_of", "search"]
 
@@ -82,10 +82,29 @@ def _runs_by_tag(listing: Mapping[str, Mapping[str, Any]]) -> dict[str, list[str
     return out
 
 
+def _listed(provider: DataProvider, data_class: DataClass, plugin_name: str) -> dict[str, list[str]]:
+    """``{tag: sorted runs}`` of ``plugin_name``'s series, named by the provider's ``keep`` calls.
+
+    ``series_info`` asks ``keep(run, tag)`` of every series before it builds anything for it;
+    refusing them all lists the pairs without building an info (or a metadata value) per
+    series: at 10,000 tags a few milliseconds instead of ``list_scalars``' 0.2 s.
+    """
+    out: dict[str, list[str]] = {}
+
+    def keep(run: str, tag: str) -> bool:
+        out.setdefault(tag, []).append(run)
+        return False
+
+    provider.series_info(data_class, plugin_name=plugin_name, keep=keep)
+    for runs in out.values():
+        runs.sort()
+    return out
+
+
 def all_cards(provider: DataProvider) -> list[Card]:
     """Every card of the provider's scalars, histograms and images, sorted by tag, then kind."""
-    cards = [Card("scalars", t, tuple(r)) for t, r in _runs_by_tag(provider.list_scalars("scalars")).items()]
-    histograms = _runs_by_tag(provider.list_tensors("histograms"))
+    cards = [Card("scalars", t, tuple(r)) for t, r in _listed(provider, DataClass.SCALAR, "scalars").items()]
+    histograms = _listed(provider, DataClass.TENSOR, "histograms")
     cards.extend(Card("histograms", t, tuple(r)) for t, r in histograms.items())
     images = provider.list_blob_sequences("images")
     for tag, runs in _runs_by_tag(images).items():

@@ -84,3 +84,34 @@ def test_matching_tags_are_distinct_sorted_and_paged() -> None:
 @pytest.mark.parametrize(("tag", "group"), [("a/b/c", "a"), ("abc", "abc"), ("/abc", "/abc"), ("a/", "a")])
 def test_group_of(tag: str, group: str) -> None:
     assert group_of(tag) == group
+
+
+def _listed_the_long_way(provider) -> list[tuple[str, str, tuple[str, ...]]]:
+    out = []
+    for kind, listing in (
+        ("scalars", provider.list_scalars("scalars")),
+        ("histograms", provider.list_tensors("histograms")),
+        ("images", provider.list_blob_sequences("images")),
+    ):
+        tags = {tag for series in listing.values() for tag in series}
+        out.extend((kind, tag, tuple(sorted(r for r in listing if tag in listing[r]))) for tag in tags)
+    return sorted(out, key=lambda c: (c[1], ("scalars", "histograms", "images").index(c[0])))
+
+
+@pytest.mark.parametrize("source", ["logdir", "memory"])
+def test_all_cards_lists_what_the_provider_lists(source, tbkit_logdir) -> None:
+    import tbkit
+    from tbkit.plugins.timeseries.cards import all_cards
+    from tbkit.provider import InMemoryProvider
+
+    if source == "logdir":
+        provider = tbkit.read(str(tbkit_logdir)).provider
+    else:
+        provider = InMemoryProvider(
+            {r: {f"t{i}": {"points": [(0, 0.0, 1.0)]} for i in range(n)} for r, n in [("b", 3), ("a", 5)]}
+        )
+    cards = all_cards(provider)
+    assert [(c.kind, c.tag, c.runs) for c in cards] == _listed_the_long_way(provider)
+    assert {c.kind for c in cards} == (
+        {"scalars", "histograms", "images"} if source == "logdir" else {"scalars"}
+    )
