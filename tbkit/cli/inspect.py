@@ -50,7 +50,7 @@ class _InspectedRun(RunData):
 
     session_logs: list[dict[str, Any]] = field(default_factory=list)
 
-    def apply_event(self, event: event_pb2.Event, state: FileState) -> None:
+    def apply_event(self, event: event_pb2.Event, state: FileState, at: int | None = None) -> None:
         if event.WhichOneof("what") == "session_log":
             status = event.session_log.status
             entry: dict[str, Any] = {
@@ -64,7 +64,7 @@ class _InspectedRun(RunData):
                     sum(np.count_nonzero(s.columns()[0] >= step) for s in self.series.values())
                 )
             self.session_logs.append(entry)
-        super().apply_event(event, state)
+        super().apply_event(event, state, at)
 
 
 def _out_of_order(steps: np.ndarray) -> tuple[list[list[int]], int]:

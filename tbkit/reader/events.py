@@ -12,6 +12,13 @@ decoded by the fast path. Both follow the same rules:
 * ``SessionLog.START`` at step S drops the run's points with step >= S (when purging);
 * in a file without ``file_version``, a step going backwards in a tag drops that tag's
   points with step >= the new step (TensorBoard's legacy rule, per tag).
+
+A run read with ``scalars_only`` keeps its scalar series alone: a tag whose first value is
+of another kind (by its metadata or legacy field) is passed over without being decoded, and
+so are run graphs; the records holding them are remembered by offset (:attr:`RunData.deferred`,
+with the restarts seen before each), and :func:`tbkit.reader.loader.load_passed_over` applies
+them later, replaying those restarts on their series: the run then holds what a full read
+gives. Everything else (restarts, purges, start time) follows the same rules.
 """
 
 from __future__ import annotations
@@ -67,11 +74,15 @@ class RunData:
     purge_orphaned_data: bool = True
     tag_filter: object = None  # a callable str -> bool, or None for every tag
     compact: bool = False  # keep scalar points as compact blocks (see tbkit.reader.compact)
+    scalars_only: bool = False  # keep only scalar series: other values are passed over undecoded
     files: dict[str, FileState] = field(default_factory=dict)
     series: dict[str, SeriesData] = field(default_factory=dict)
     start_time: float | None = None
     problems: list[Problem] = field(default_factory=list)
     generation: int = 0
+    passed_over: set[str] = field(default_factory=set)  # tags of other kinds, when scalars_only
+    deferred: list[tuple[str, int, int]] = field(default_factory=list)  # (path, offset, restarts before)
+    restarts: list[int] = field(default_factory=list)  # steps of the purging restarts, when scalars_only
 
     # -- bookkeeping -------------------------------------------------------------------
 
@@ -84,6 +95,22 @@ class RunData:
 
     def _wanted(self, tag: str) -> bool:
         return self.tag_filter is None or bool(self.tag_filter(tag))  # type: ignore[operator]
+
+    def _passed_over(self, tag: str, value: summary_pb2.Summary.Value) -> bool:
+        """With ``scalars_only``: whether ``value`` belongs to a series that is not scalar, told
+        from its metadata (or its legacy field) without decoding it; such tags are remembered."""
+        if tag in self.series:
+            return False
+        if tag in self.passed_over:
+            return True
+        kind = value.WhichOneof("value")
+        legacy = registry.legacy_decoder(kind) if kind not in (None, "tensor") else None
+        if kind not in (None, "tensor") and legacy is None:
+            return True  # nothing TensorBoard would show (e.g. an empty value)
+        if self._meta_of(value, legacy).data_class is DataClass.SCALAR:
+            return False
+        self.passed_over.add(tag)
+        return True
 
     def _series_for(self, tag: str, meta: SeriesMeta, path: str) -> SeriesData:
         found = self.series.get(tag)
@@ -110,21 +137,62 @@ class RunData:
 
     # -- the slow path: one parsed event -------------------------------------------------
 
-    def apply_event(self, event: event_pb2.Event, state: FileState) -> None:
-        """Apply one event read from the file of ``state``."""
+    def apply_event(self, event: event_pb2.Event, state: FileState, at: int | None = None) -> None:
+        """Apply one event read from the file of ``state`` (its record at byte ``at``).
+
+        With ``scalars_only`` (and ``at`` known), values of other kinds are passed over and
+        the record is remembered (:attr:`deferred`) for :meth:`apply_passed_over`.
+        """
         self.generation += 1
         if self.start_time is None:
             self.start_time = event.wall_time
         what = event.WhichOneof("what")
+        skipping = self.scalars_only and at is not None
         if what == "file_version":
             state.modern = True
         elif what == "session_log":
             if event.session_log.status == event_pb2.SessionLog.START and self.purge_orphaned_data:
                 self._purge_run(event.step)
+                if self.scalars_only:
+                    self.restarts.append(event.step)
         elif what == "summary":
+            passed = False
             for value in event.summary.value:
-                self._apply_value(value, event.step, event.wall_time, state)
-        elif what == "graph_def" and self._wanted(_GRAPH_TAG):
+                passed |= self._apply_value(value, event.step, event.wall_time, state, skipping)
+            if passed:
+                self._defer(state, at)
+        elif skipping and what in ("graph_def", "tagged_run_metadata"):
+            tag = _GRAPH_TAG if what == "graph_def" else event.tagged_run_metadata.tag
+            if self._wanted(tag):  # run graphs and run metadata are blob series
+                self.passed_over.add(tag)
+                self._defer(state, at)
+        else:
+            self._apply_other(event, what, state)
+
+    def apply_passed_over(self, event: event_pb2.Event, state: FileState) -> None:
+        """Apply the values of a deferred record that were passed over (their tags' alone)."""
+        self.generation += 1
+        what = event.WhichOneof("what")
+        if what == "summary":
+            for value in event.summary.value:
+                if value.tag in self.passed_over:
+                    self._apply_value(value, event.step, event.wall_time, state, False)
+        elif what in ("graph_def", "tagged_run_metadata"):
+            self._apply_other(event, what, state)
+
+    def purge_passed_over(self, step: int) -> None:
+        """A restart replayed for the series of passed-over tags (the others had it when it came)."""
+        for tag in self.passed_over:
+            if tag in self.series:
+                self.series[tag].purge_from(step)
+
+    def _defer(self, state: FileState, at: int | None) -> None:
+        if at is not None:
+            self.deferred.append((state.path, at, len(self.restarts)))
+
+    def _apply_other(self, event: event_pb2.Event, what: str | None, state: FileState) -> None:
+        """Events outside summaries that a plugin keeps: run graphs and tagged run metadata."""
+        if what == "graph_def" and self._wanted(_GRAPH_TAG):
             self._add_blob(_GRAPH_TAG, registry.event_field_plugin(what), event, event.graph_def, state)
         elif what == "tagged_run_metadata" and self._wanted(event.tagged_run_metadata.tag):
             trm = event.tagged_run_metadata
@@ -162,11 +230,20 @@ class RunData:
         return SeriesMeta(plugin_name, data_class, md.plugin_data.content, *texts)
 
     def _apply_value(
-        self, value: summary_pb2.Summary.Value, step: int, wall: float, state: FileState
-    ) -> None:
+        self, value: summary_pb2.Summary.Value, step: int, wall: float, state: FileState, skipping: bool
+    ) -> bool:
+        """Apply one value; True when it was passed over (``skipping``: not a scalar series)."""
         tag = value.tag
         if not self._wanted(tag):
-            return
+            return False
+        if skipping and self._passed_over(tag, value):
+            return True
+        self._decode_value(value, tag, step, wall, state)
+        return False
+
+    def _decode_value(
+        self, value: summary_pb2.Summary.Value, tag: str, step: int, wall: float, state: FileState
+    ) -> None:
         kind = value.WhichOneof("value")
         try:
             if kind == "tensor":
@@ -220,8 +297,13 @@ class RunData:
         walls: np.ndarray,
         values: np.ndarray,
         state: FileState,
+        at: np.ndarray | None = None,
     ) -> None:
-        """Apply scalars of one tag decoded by the fast path (kinds: 0 simple_value, 1 f32, 2 f64)."""
+        """Apply scalars of one tag decoded by the fast path (kinds: 0 simple_value, 1 f32, 2 f64).
+
+        ``at``: the byte offset of each one's record; with ``scalars_only``, the records of a
+        tag that is not a scalar series are passed over and remembered (:attr:`deferred`).
+        """
         if not self._wanted(tag):
             return
         self.generation += 1
@@ -234,6 +316,11 @@ class RunData:
                 meta = SeriesMeta(legacy.PLUGIN_NAME, DataClass(legacy.DATA_CLASS))
             else:  # a tensor without metadata: TensorBoard keeps it as a plugin-less tensor
                 meta = SeriesMeta("", DataClass.TENSOR)
+            other = tag in self.passed_over or meta.data_class is not DataClass.SCALAR
+            if self.scalars_only and at is not None and other:
+                self.passed_over.add(tag)
+                self.deferred.extend((state.path, int(a), len(self.restarts)) for a in at.tolist())
+                return
             series = self._series_for(tag, meta, state.path)
         if series.refused:
             return

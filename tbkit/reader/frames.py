@@ -45,10 +45,12 @@ def _code_dtype(names: list[str]) -> type[np.signedinteger[Any]]:
     return np.int16 if len(names) < 32767 else np.int32
 
 
-def _selected(index: LogdirIndex, keep: Any) -> list[tuple[str, str, SeriesData]]:
+def _selected(
+    index: LogdirIndex, keep: Any, *, scalars_only: bool = False
+) -> list[tuple[str, str, SeriesData]]:
     return [
         (run.name, tag, run.series[tag])
-        for run in index.runs()
+        for run in index.runs(scalars_only=scalars_only)
         for tag in sorted(run.series)
         if not run.series[tag].refused and len(run.series[tag]) and keep(run.series[tag])
     ]
@@ -62,7 +64,7 @@ def scalars_frame(index: LogdirIndex, *, pivot: bool = False) -> pd.DataFrame:
     """
     pd = _pd()
     with index._lock:
-        chosen = _selected(index, lambda s: s.is_scalar)
+        chosen = _selected(index, lambda s: s.is_scalar, scalars_only=True)
         sizes = np.array([len(s) for _, _, s in chosen], dtype=np.int64)
         total = int(sizes.sum())
         steps = np.empty(total, dtype=np.int64)

@@ -27,7 +27,7 @@ from tbkit.provider import (
 )
 from tbkit.reader.discovery import discover_runs
 from tbkit.reader.events import Problem, RunData
-from tbkit.reader.loader import load_file
+from tbkit.reader.loader import load_file, load_passed_over
 from tbkit.reader.series import SeriesData
 from tbkit.record import storage
 
@@ -99,6 +99,7 @@ class LogdirIndex:
         self._signature: tuple[object, ...] = ()
         self._generation = 0
         self._file_problems: dict[str, list[Problem]] = {}
+        self._scalars_only = False  # loaded for scalar series alone, until something else is asked
 
     def discover(self) -> dict[str, list[str]]:
         """Find runs and their event files (reads no data); returns ``{run: [paths]}``."""
@@ -109,7 +110,8 @@ class LogdirIndex:
             self._files = found
             for name in found:
                 if name not in self._runs:
-                    self._runs[name] = RunData(name, self._purge, self._tag_filter, compact=self._compact)
+                    options = {"compact": self._compact, "scalars_only": self._scalars_only}
+                    self._runs[name] = RunData(name, self._purge, self._tag_filter, **options)
         return found
 
     def reload(self, limit: int | None = None) -> int:
@@ -130,10 +132,30 @@ class LogdirIndex:
                 self._loaded = True
                 return self.generation
 
-    def ensure_loaded(self) -> None:
-        """Load once, on first use."""
+    def ensure_loaded(self, *, scalars_only: bool = False) -> None:
+        """Load once, on first use.
+
+        ``scalars_only`` (for a first ``scalars()``): when nothing was loaded yet, read the
+        scalar series alone, passing every other value over undecoded (and remembering where
+        it is). The first call that needs everything (the default) then reads and applies
+        just the records passed over (:func:`~tbkit.reader.loader.load_passed_over`).
+        """
         if not self._loaded:
+            with self._reload_lock:
+                if not self._loaded:
+                    self._scalars_only = scalars_only
+                    for run in self._runs.values():  # discovered, nothing read yet
+                        run.scalars_only = scalars_only and not run.files
             self.reload()
+        elif self._scalars_only and not scalars_only:
+            with self._reload_lock:
+                if not self._scalars_only:  # another thread did it meanwhile
+                    return
+                with self._lock:
+                    runs = list(self._runs.values())
+                for run in runs:
+                    load_passed_over(run, self._lock)
+                self._scalars_only = False
 
     @property
     def generation(self) -> int:
@@ -158,9 +180,9 @@ class LogdirIndex:
             self.discover()
         return dict(self._files)
 
-    def runs(self) -> list[RunData]:
-        """Every run (loaded), sorted by name."""
-        self.ensure_loaded()
+    def runs(self, *, scalars_only: bool = False) -> list[RunData]:
+        """Every run (loaded; see :meth:`ensure_loaded` for ``scalars_only``), sorted by name."""
+        self.ensure_loaded(scalars_only=scalars_only)
         with self._lock:
             return [self._runs[name] for name in sorted(self._files)]
 

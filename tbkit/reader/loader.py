@@ -24,9 +24,10 @@ from tbkit.proto import event_pb2
 from tbkit.reader import fastscalar
 from tbkit.reader.events import FileState, Problem, RunData
 from tbkit.record import storage
+from tbkit.record.framing import HEADER_SIZE, Status, parse_record
 from tbkit.record.scan import scan_records
 
-__all__ = ["load_file"]
+__all__ = ["load_file", "load_passed_over"]
 
 WINDOW = 4 << 20  # bytes framed at a time
 CHUNK = 4 << 20  # bytes read from the file at a time
@@ -120,12 +121,13 @@ def _apply_records(
     run: RunData, state: FileState, buf: bytes, starts: np.ndarray, lengths: np.ndarray, base: int
 ) -> None:
     fast = fastscalar.extract(buf, starts, lengths)
+    at = starts + (base - HEADER_SIZE) if run.scalars_only else None  # each record's file offset
     slow = np.flatnonzero(~fast.handled).tolist()
     bounds = [*np.searchsorted(fast.index, slow).tolist(), len(fast.index)]
     lo = 0
     for i, hi in zip([*slow, None], bounds, strict=True):
         if hi > lo:
-            _apply_fast(run, state, fast, lo, hi)
+            _apply_fast(run, state, fast, lo, hi, at)
         lo = hi
         if i is not None:
             a = int(starts[i])
@@ -134,10 +136,12 @@ def _apply_records(
             except DecodeError as exc:
                 run.problem(state.path, base + a - 12, f"undecodable event ({exc})")
                 continue
-            run.apply_event(event, state)
+            run.apply_event(event, state, base + a - HEADER_SIZE)
 
 
-def _apply_fast(run: RunData, state: FileState, fast: fastscalar.FastScalars, lo: int, hi: int) -> None:
+def _apply_fast(
+    run: RunData, state: FileState, fast: fastscalar.FastScalars, lo: int, hi: int, at: np.ndarray | None
+) -> None:
     ids = fast.tag_ids[lo:hi]
     present = np.unique(ids).tolist()
     order = None if len(present) <= 16 else np.argsort(ids, kind="stable")
@@ -148,6 +152,71 @@ def _apply_fast(run: RunData, state: FileState, fast: fastscalar.FastScalars, lo
             sel = np.flatnonzero(ids == tag_id) + lo if len(present) > 1 else slice(lo, hi)
         else:
             sel = order[bounds[k] : bounds[k + 1]] + lo
-        run.apply_scalars(
-            fast.tags[tag_id], fast.kinds[sel], fast.steps[sel], fast.wall_times[sel], fast.values[sel], state
-        )
+        where = None if at is None else at[fast.index[sel]]
+        columns = (fast.kinds[sel], fast.steps[sel], fast.wall_times[sel], fast.values[sel])
+        run.apply_scalars(fast.tags[tag_id], *columns, state, where)
+
+
+def load_passed_over(run: RunData, lock: AbstractContextManager[object] | None = None) -> None:
+    """Apply the records a ``scalars_only`` read of ``run`` passed over, in the order read.
+
+    Each record is read again at its offset (its checksums checked again), and the restarts
+    that came after it are replayed on the passed-over tags' series, so the run ends as a
+    full read leaves it; from then on the run reads everything.
+    """
+    lock = lock if lock is not None else contextlib.nullcontext()
+    with lock:
+        deferred, restarts = run.deferred, run.restarts
+        run.deferred, run.restarts, run.scalars_only = [], [], False
+    windows: dict[str, tuple[int, bytes]] = {}
+    replayed = 0
+    for path, offset, seen in deferred:
+        event = _reread(run, path, offset, windows, lock)
+        with lock:
+            for step in restarts[replayed:seen]:
+                run.purge_passed_over(step)
+            replayed = max(replayed, seen)
+            if event is not None:
+                run.apply_passed_over(event, run.files[path])
+    with lock:
+        for step in restarts[replayed:]:
+            run.purge_passed_over(step)
+        run.passed_over.clear()
+    release_when_due(sum(len(data) for _, data in windows.values()))
+
+
+def _reread(
+    run: RunData,
+    path: str,
+    offset: int,
+    windows: dict[str, tuple[int, bytes]],
+    lock: AbstractContextManager[object],
+) -> event_pb2.Event | None:
+    """The event of the record at ``offset`` of ``path``, read again (by windows of CHUNK bytes)."""
+    start, data = windows.get(path, (0, b""))
+    parsed = parse_record(data, offset - start) if start <= offset else None
+    if parsed is None or parsed.status is Status.PARTIAL:
+        try:
+            start, data = offset, storage.read_bytes(path, offset, CHUNK)
+            parsed = parse_record(data, 0)
+            if parsed.status is Status.PARTIAL and len(data) >= HEADER_SIZE:  # a record longer than CHUNK
+                length = int.from_bytes(data[:8], "little")
+                if length < storage.size(path):
+                    start, data = offset, storage.read_bytes(path, offset, HEADER_SIZE + length + 4)
+                    parsed = parse_record(data, 0)
+        except StorageError as exc:
+            with lock:
+                run.problem(path, offset, f"record passed over cannot be read again ({exc})")
+            return None
+        windows[path] = (start, data)
+    if parsed.status is not Status.OK:
+        with lock:
+            reason = f"corrupt record (changed since it was first read): {parsed.status.value}"
+            run.problem(path, offset, reason)
+        return None
+    try:
+        return event_pb2.Event.FromString(parsed.data)
+    except DecodeError as exc:
+        with lock:
+            run.problem(path, offset, f"undecodable event ({exc})")
+        return None

@@ -182,8 +182,8 @@ class Logdir:
         """The :class:`~tbkit.provider.DataProvider` over the same index (for the server)."""
         return self._provider
 
-    def _cached(self, key: tuple[Any, ...], build: Any) -> pd.DataFrame:
-        self._index.ensure_loaded()
+    def _cached(self, key: tuple[Any, ...], build: Any, *, scalars_only: bool = False) -> pd.DataFrame:
+        self._index.ensure_loaded(scalars_only=scalars_only)
         generation = self._index.generation
         if generation != self._generation:
             self._cache.clear()
@@ -229,7 +229,8 @@ class Logdir:
 
         In the wide form a (run, tag, step) written more than once keeps its last value.
         """
-        return self._cached(("scalars", pivot), lambda: frames.scalars_frame(self._index, pivot=pivot))
+        build = lambda: frames.scalars_frame(self._index, pivot=pivot)  # noqa: E731
+        return self._cached(("scalars", pivot), build, scalars_only=True)
 
     @_frame_method
     @_dispatched
