@@ -93,8 +93,11 @@ class RunData:
             where = path if offset is None else f"{path} at byte {offset}"
             warnings.warn(f"tbkit: {reason} ({where})", RuntimeWarning, stacklevel=4)
 
-    def _wanted(self, tag: str) -> bool:
+    def wants(self, tag: str) -> bool:
+        """Whether the run's tag filter keeps ``tag``."""
         return self.tag_filter is None or bool(self.tag_filter(tag))  # type: ignore[operator]
+
+    _wanted = wants
 
     def _passed_over(self, tag: str, value: summary_pb2.Summary.Value) -> bool:
         """With ``scalars_only``: whether ``value`` belongs to a series that is not scalar, told

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 from contextlib import AbstractContextManager
+from typing import Any
 
 import numpy as np
 from google.protobuf.message import DecodeError
@@ -122,12 +123,15 @@ def _apply_records(
 ) -> None:
     fast = fastscalar.extract(buf, starts, lengths)
     at = starts + (base - HEADER_SIZE) if run.scalars_only else None  # each record's file offset
+    wanted = None  # with a tag filter: which of the window's tags it keeps
+    if run.tag_filter is not None and fast.tags:
+        wanted = np.fromiter((run.wants(tag) for tag in fast.tags), dtype=bool, count=len(fast.tags))
     slow = np.flatnonzero(~fast.handled).tolist()
     bounds = [*np.searchsorted(fast.index, slow).tolist(), len(fast.index)]
     lo = 0
     for i, hi in zip([*slow, None], bounds, strict=True):
         if hi > lo:
-            _apply_fast(run, state, fast, lo, hi, at)
+            _apply_fast(run, state, fast, lo, hi, at, wanted)
         lo = hi
         if i is not None:
             a = int(starts[i])
@@ -140,18 +144,39 @@ def _apply_records(
 
 
 def _apply_fast(
-    run: RunData, state: FileState, fast: fastscalar.FastScalars, lo: int, hi: int, at: np.ndarray | None
+    run: RunData,
+    state: FileState,
+    fast: fastscalar.FastScalars,
+    lo: int,
+    hi: int,
+    at: np.ndarray | None,
+    wanted: np.ndarray | None,
 ) -> None:
+    """Apply the fast scalars ``lo:hi``, tag by tag; ``wanted`` (per tag id) leaves the others out."""
     ids = fast.tag_ids[lo:hi]
+    positions: np.ndarray | None = None  # None: every one of lo:hi
+    if wanted is not None:
+        kept = wanted[ids]
+        if not kept.any():
+            return
+        if not kept.all():
+            positions = np.flatnonzero(kept) + lo
+            ids = ids[kept]
     present = np.unique(ids).tolist()
     order = None if len(present) <= 16 else np.argsort(ids, kind="stable")
     if order is not None:
         bounds = np.searchsorted(ids[order], [*present, present[-1] + 1])
     for k, tag_id in enumerate(present):
         if order is None:
-            sel = np.flatnonzero(ids == tag_id) + lo if len(present) > 1 else slice(lo, hi)
+            sel: Any = np.flatnonzero(ids == tag_id) if len(present) > 1 else slice(None)
         else:
-            sel = order[bounds[k] : bounds[k + 1]] + lo
+            sel = order[bounds[k] : bounds[k + 1]]
+        if positions is not None:
+            sel = positions[sel]
+        elif isinstance(sel, slice):
+            sel = slice(lo, hi)
+        else:
+            sel = sel + lo
         where = None if at is None else at[fast.index[sel]]
         columns = (fast.kinds[sel], fast.steps[sel], fast.wall_times[sel], fast.values[sel])
         run.apply_scalars(fast.tags[tag_id], *columns, state, where)
