@@ -173,16 +173,19 @@ def plugin_names() -> list[str]:
     return sorted(name for name, p in plugins().items() if p.decoder is not None)
 
 
+_UNKNOWN = object()  # not looked up yet
+
+
 def decoder(plugin_name: str) -> Any | None:
     """The decoder module of ``plugin_name``, or None when no plugin reads it.
 
     A third-party decoder that fails to import is treated as absent (None).
     """
-    with _lock:
-        if plugin_name in _decoders:
-            return _decoders[plugin_name]
+    found = _decoders.get(plugin_name, _UNKNOWN)  # one dict read: the reader asks per series and point
+    if found is not _UNKNOWN:
+        return found
     spec = plugins().get(plugin_name)
-    found: Any | None = None
+    found = None
     if spec is not None and spec.decoder is not None:
         if plugin_name in _builtin_names:
             found = importlib.import_module(spec.decoder)

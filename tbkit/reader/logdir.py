@@ -193,6 +193,10 @@ class Logdir:
             frame = self._cache[key] = build()
         return frame.copy(deep=not _copy_on_write())
 
+    def _cached_scalars(self, pivot: bool, build: Any) -> pd.DataFrame:
+        """:meth:`_cached` of the scalars frame, which a logdir read for scalars alone can give."""
+        return self._cached(("scalar series", pivot), build, scalars_only=True)
+
     def _cached_files(self, key: tuple[Any, ...], build: Any) -> pd.DataFrame:
         frame = self._file_cache.get(key)
         if frame is None:
@@ -229,8 +233,7 @@ class Logdir:
 
         In the wide form a (run, tag, step) written more than once keeps its last value.
         """
-        build = lambda: frames.scalars_frame(self._index, pivot=pivot)  # noqa: E731
-        return self._cached(("scalars", pivot), build, scalars_only=True)
+        return self._cached_scalars(pivot, lambda: frames.scalars_frame(self._index, pivot=pivot))
 
     @_frame_method
     @_dispatched

@@ -90,7 +90,7 @@ class SeriesData:
         self._append(steps, wall_times, values)
         self._count += len(steps)
         last = (int(steps[-1]), float(wall_times[-1]), values[-1])
-        self._note(int(steps.max()), float(np.max(wall_times)), last)
+        self._note(int(steps.max()), float(wall_times.max()), last)
 
     def _append(self, steps: np.ndarray, walls: np.ndarray, values: np.ndarray) -> None:
         if self.compact and self.is_scalar:
@@ -142,7 +142,7 @@ class SeriesData:
         if len(steps):
             self._append(steps, wall_times, values)
             last = (int(steps[-1]), float(wall_times[-1]), values[-1])
-            self._note(int(steps.max()), float(np.max(wall_times)), last)
+            self._note(int(steps.max()), float(wall_times.max()), last)
 
     def last_step(self) -> int | None:
         """The step of the last point written, or None for an empty series."""
