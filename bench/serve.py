@@ -10,7 +10,7 @@ process). Each is started three times, one after the other:
    (``/data/runs`` and ``/data/plugin/scalars/tags``), then until one tag's data for every run is
    served up to the last step (TensorBoard: ``POST /data/plugin/scalars/scalars_multirun``;
    tbkit: ``GET /data/plugin/scalars/scalars?tag=&runs=``); then the request alone: the median
-   of three such requests, each for a tag not asked before (so nothing is cached).
+   of five such requests, each for a tag not asked before (so nothing is cached).
 2. Browser (headless Chromium at 1280x720): once every run and tag is listed over HTTP (as in
    1; tbkit lists run names before it has read them), the page is opened; seconds until the
    first scalar chart's lines are drawn, and the page's JS heap (CDP ``Runtime.getHeapUsage``,
@@ -462,7 +462,7 @@ def measure_http(tool: str, logdir: Path, spec: dict, workdir: Path, timeout: fl
     }
 
 
-def one_tag_requests(server: Server, spec: dict, runs: list[str], count: int = 3) -> float:
+def one_tag_requests(server: Server, spec: dict, runs: list[str], count: int = 5) -> float:
     """Once everything is served: the median seconds of one request for one tag of every run.
 
     Each request asks for another tag (never asked before, so no answer is cached), to its
