@@ -7,7 +7,13 @@ including ``close()``, and each peer's ratio to tbkit (higher = tbkit faster).
 The ``watch`` case is tbkit's alone: a training loop of a small MLP with
 ``tbkit.torch.watch(log="all", log_freq=10)`` against the same loop without it.
 
-Usage: ``python bench/write.py [--scale 1.0] [--cases scalar,histogram,image,watch]``
+Three cases put tbkit beside torch at scale and in a loop: ``tags`` (1k, 3k and 10k
+distinct scalar tags, 2 calls each, the time including ``close()``), ``per_call``
+(``add_scalar`` us/call at 1, 1,000 and 10,000 tags, the same number of calls each) and
+``loop`` (a tiny MLP's training step with 10 scalars logged per step, as tensors and as
+floats: the logging overhead in percent of the step time).
+
+Usage: ``python bench/write.py [--scale 1.0] [--cases scalar,histogram,image,watch,tags,per_call,loop]``
 """
 
 from __future__ import annotations
@@ -174,6 +180,153 @@ def run_watch(scale: float) -> float:
     return overhead
 
 
+def _torch_peer() -> dict[str, Callable[[str], Any]]:
+    import tbkit
+
+    out: dict[str, Callable[[str], Any]] = {"tbkit": tbkit.SummaryWriter}
+    try:
+        from torch.utils.tensorboard import SummaryWriter as TorchWriter
+
+        out["torch"] = TorchWriter
+    except ImportError:
+        print("torch not installed: skipped")
+    return out
+
+
+def _timed_scalars(factory: Callable[[str], Any], tags: list[str], steps: int) -> tuple[float, float]:
+    """``add_scalar`` of every tag at every step (steps outermost); (loop, close) seconds."""
+    root = tempfile.mkdtemp(prefix="bench-tags-")
+    try:
+        w = factory(root)
+        add = w.add_scalar
+        gc.collect()
+        t0 = time.perf_counter()
+        for step in range(steps):
+            for tag in tags:
+                add(tag, 0.5, step)
+        t1 = time.perf_counter()
+        w.close()
+        t2 = time.perf_counter()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    return t1 - t0, t2 - t1
+
+
+def run_tags(scale: float) -> None:
+    """Register many distinct scalar tags, 2 calls each: seconds including ``close()``."""
+    writers = _torch_peer()
+    print("\n== tags: distinct scalar tags, 2 calls each (steps 0 and 1), time including close()")
+    print(f"{'tags':>8}{'writer':>8}{'loop s':>10}{'close s':>10}{'total s':>10}{'torch/tbkit':>13}")
+    for count in (1_000, 3_000, 10_000):
+        n = max(1, int(count * scale))
+        tags = [f"train/metric_{i}" for i in range(n)]
+        totals: dict[str, float] = {}
+        for wname, factory in writers.items():
+            loop, close = _timed_scalars(factory, tags, 2)
+            totals[wname] = loop + close
+            ratio = f"{totals[wname] / totals['tbkit']:.1f}x" if wname != "tbkit" else ""
+            print(f"{n:>8}{wname:>8}{loop:>10.3f}{close:>10.3f}{loop + close:>10.3f}{ratio:>13}")
+
+
+def run_per_call(scale: float) -> None:
+    """``add_scalar`` us/call at 1, 1,000 and 10,000 tags, every tag at every step."""
+    writers = _torch_peer()
+    calls = max(10_000, int(100_000 * scale))
+    print(f"\n== per_call: add_scalar over {calls:,} calls, each tag at every step (new tags included)")
+    print(
+        f"{'tags':>8}{'writer':>8}{'loop us/call':>14}{'close s':>10}{'total us/call':>15}{'torch/tbkit':>13}"
+    )
+    for count in (1, 1_000, 10_000):
+        tags = [f"train/metric_{i}" for i in range(count)]
+        steps = max(1, calls // count)
+        totals: dict[str, float] = {}
+        for wname, factory in writers.items():
+            loop, close = _timed_scalars(factory, tags, steps)
+            n = steps * count
+            totals[wname] = (loop + close) / n
+            ratio = f"{totals[wname] / totals['tbkit']:.1f}x" if wname != "tbkit" else ""
+            row = f"{count:>8}{wname:>8}{loop / n * 1e6:>14.2f}{close:>10.3f}{totals[wname] * 1e6:>15.2f}"
+            print(row + f"{ratio:>13}")
+
+
+def run_loop(scale: float) -> dict[str, float]:
+    """A tiny MLP's training step, with 10 scalars logged per step by tbkit and by torch.
+
+    The MLP is 32-64-64-10 (ReLU), batch 64, SGD, cross-entropy. Logged values are the
+    step's loss as a 0-d tensor (``add_scalar(tag, loss, step)``, torch's idiom) or as a
+    float (one ``loss.item()`` per step, counted as logging). A round is ``steps`` steps
+    with a new writer, its ``close()`` timed (its background work is charged to it); the
+    loops alternate round by round so that load elsewhere hits them alike, and the fastest
+    round of each counts. Prints and returns the overhead in percent of the plain step.
+    """
+    import torch
+
+    writers = _torch_peer()
+    steps, rounds = max(50, int(1_000 * scale)), 10
+    print(
+        f"\n== loop: 32-64-64-10 MLP, batch 64, 10 scalars per step; best of {rounds} rounds of {steps} steps"
+    )
+    torch.manual_seed(0)
+    x, y = torch.randn(64, 32), torch.randint(0, 10, (64,))
+    model = torch.nn.Sequential(
+        torch.nn.Linear(32, 64),
+        torch.nn.ReLU(),
+        torch.nn.Linear(64, 64),
+        torch.nn.ReLU(),
+        torch.nn.Linear(64, 10),
+    )
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    tags = [f"train/metric_{i}" for i in range(10)]
+    loops = ["plain"] + [f"{name} {kind}" for kind in ("tensor", "float") for name in writers]
+
+    def one_round(loop: str, steps: int) -> float:
+        name, _, kind = loop.partition(" ")
+        root = tempfile.mkdtemp(prefix="bench-loop-")
+        w = writers[name](root) if name in writers else None
+        try:
+            t0 = time.perf_counter()
+            for step in range(steps):
+                opt.zero_grad()
+                loss = loss_fn(model(x), y)
+                loss.backward()
+                opt.step()
+                if w is not None:
+                    value = loss.detach() if kind == "tensor" else loss.item()
+                    for tag in tags:
+                        w.add_scalar(tag, value, step)
+            if w is not None:
+                w.close()
+            return (time.perf_counter() - t0) / steps
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+
+    for loop in loops:  # warm-up
+        one_round(loop, max(10, steps // 5))
+    best = dict.fromkeys(loops, float("inf"))
+    for _ in range(rounds):
+        for loop in loops:
+            best[loop] = min(best[loop], one_round(loop, steps))
+    plain = best["plain"]
+    print(f"{'loop':<16}{'us/step':>10}{'overhead':>10}{'us/call':>10}")
+    overheads = {}
+    for loop in loops:
+        overheads[loop] = 100 * (best[loop] / plain - 1)
+        per_call = (best[loop] - plain) / len(tags) * 1e6
+        print(f"{loop:<16}{best[loop] * 1e6:>10.1f}{overheads[loop]:>9.1f}%{per_call:>10.2f}")
+    for kind in ("tensor", "float"):
+        if f"torch {kind}" in best:
+            ratio = (best[f"torch {kind}"] - plain) / max(best[f"tbkit {kind}"] - plain, 1e-9)
+            print(f"logging overhead, {kind} values: torch/tbkit {ratio:.1f}x")
+    return overheads
+
+
+EXTRA_CASES: dict[str, Callable[[float], object]] = {
+    "tags": run_tags,
+    "per_call": run_per_call,
+    "loop": run_loop,
+}
+
 CASES = {
     "scalar": (_case_scalar, 200_000, "add_scalar, 10 tags x 20,000 steps"),
     "histogram": (_case_histogram, 1_000, "add_histogram of 100,000 float32, default bins"),
@@ -217,14 +370,16 @@ def run_case(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every call count")
-    names = [*CASES, "watch"]
+    names = [*CASES, "watch", *EXTRA_CASES]
     parser.add_argument("--cases", default=",".join(names), help="comma-separated: " + ",".join(names))
     args = parser.parse_args()
     cases = [name.strip() for name in args.cases.split(",")]
-    writers = _writers() if set(cases) - {"watch"} else {}  # the peers import TensorFlow
+    writers = _writers() if set(cases) & set(CASES) else {}  # the peers import TensorFlow
     for name in cases:
         if name == "watch":
             run_watch(args.scale)
+        elif name in EXTRA_CASES:
+            EXTRA_CASES[name](args.scale)
         else:
             run_case(name, args.scale, writers)
 

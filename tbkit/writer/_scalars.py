@@ -28,8 +28,10 @@ _ZERO_VALUE = bytes(4)
 # varint from the start (the fixed event head), the value's 4 bytes at the very end.
 _WALL_AT, _STEP_AT = wire.FIXED_WALL_TIME_AT, wire.FIXED_STEP_AT
 _HEAD_PLACES = np.r_[_WALL_AT : _WALL_AT + 8, _STEP_AT : _STEP_AT + _MAX_VARINT]
+_FIXED_HEADS = [wire.fixed_event_head(size) for size in range(1, _MAX_VARINT + 1)]
 _VALUE_DISTANCES = np.array([4, 3, 2, 1])  # to the data's end
 _GROUPS = np.arange(_MAX_VARINT)
+_SHORT_TAG = 0x7F - 9  # the longest tag (in UTF-8 bytes) whose summary's lengths are one-byte varints
 
 
 def summary_tail(tag: str) -> bytes:
@@ -42,7 +44,12 @@ def summary_tail(tag: str) -> bytes:
         >>> summary_tail("a").hex()
         '2a090a070a01611500000000'
     """
-    value = wire.length_delimited(wire.VALUE_TAG, tag.encode()) + _VALUE_KEY + _ZERO_VALUE
+    raw = tag.encode()
+    size = len(raw)
+    if size <= _SHORT_TAG:  # every length is one byte: the bytes at once
+        lengths = (wire.EVENT_SUMMARY, size + 9, wire.SUMMARY_VALUE, size + 7, wire.VALUE_TAG, size)
+        return b"".join((bytes(lengths), raw, _VALUE_KEY, _ZERO_VALUE))
+    value = wire.length_delimited(wire.VALUE_TAG, raw) + _VALUE_KEY + _ZERO_VALUE
     return wire.length_delimited(wire.EVENT_SUMMARY, wire.length_delimited(wire.SUMMARY_VALUE, value))
 
 
@@ -89,13 +96,12 @@ class ScalarBatchEncoder:
         self._crcs = _grown(self._crcs, keys, 0)
 
     def _build(self, keys: list[int]) -> None:
-        tails, head = self._tails, wire.fixed_event_head
-        for key in keys:
-            data = head(key % _MAX_VARINT + 1) + tails[key // _MAX_VARINT]
-            record = framing.encode_record(data)
-            self._records[key] = record
-            self._sizes[key] = len(record)
-            self._crcs[key] = crc32c(data)
+        tails, heads, frame = self._tails, _FIXED_HEADS, framing.encode_record
+        datas = [heads[key % _MAX_VARINT] + tails[key // _MAX_VARINT] for key in keys]
+        records = [frame(data) for data in datas]
+        self._records[keys] = records
+        self._sizes[keys] = [len(record) for record in records]
+        self._crcs[keys] = [crc32c(data) for data in datas]
         self._built[keys] = True
 
     def _slots_of(self, tags: tuple[str, ...]) -> np.ndarray:

@@ -44,7 +44,7 @@ def test_records_are_the_simple_value_events(items) -> None:
 
 
 def test_summary_tail_is_the_protobuf_serialization() -> None:
-    for tag in ["a", "train/loss", "é" * 70, "x" * 300]:
+    for tag in ["a", "train/loss", "é" * 59, "é" * 70, "x" * 300, *("y" * n for n in range(115, 122))]:
         prefix, suffix = simple_scalar_template(tag)
         summary = prefix + bytes(4) + suffix
         assert suffix == b""  # the value comes last: the encoder relies on it
