@@ -118,15 +118,17 @@ def _torch_tensor(value: Any) -> float | None:
     """A one-element real tensor by ``.item()``, without ``to_float``'s copy to NumPy.
 
     ``.item()`` gives the exact value of every real dtype (bfloat16 and float16 too) as a
-    Python float, int or bool, which ``float()`` then converts as ``to_float`` does.
+    Python float, int or bool, which ``float()`` converts as ``to_float`` does; a complex
+    value, or a tensor of several elements, goes to ``to_float``, which says why not.
     """
-    if value.dtype not in _torch_real_dtypes:
-        return None
     try:
         item = value.item()
-    except (RuntimeError, ValueError):  # not one element: to_float says so
+    except (RuntimeError, ValueError):
         return None
-    return float(item)
+    kind = type(item)
+    if kind is float:
+        return item  # type: ignore[no-any-return]
+    return float(item) if kind is int or kind is bool else None
 
 
 _NUMPY_REAL = (np.bool_, np.float16, np.float32, np.float64, np.longdouble)
@@ -137,19 +139,6 @@ _converters: dict[type, Callable[[Any], float | None]] = {
     int: _python_int,
     **{kind: _exact for kind in (*_NUMPY_REAL, *_NUMPY_INT)},
 }
-_TORCH_REAL = (
-    "bool",
-    "uint8",
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "float16",
-    "bfloat16",
-    "float32",
-    "float64",
-)
-_torch_real_dtypes: frozenset[Any] = frozenset()
 
 
 def _converter(kind: type) -> Callable[[Any], float | None]:
@@ -158,11 +147,9 @@ def _converter(kind: type) -> Callable[[Any], float | None]:
     A tensor type can only exist once torch is imported, so a type seen before that is
     no tensor type and stays general.
     """
-    global _torch_real_dtypes
     convert: Callable[[Any], float | None] = _general
     torch = sys.modules.get("torch")
     if torch is not None and issubclass(kind, torch.Tensor):
-        _torch_real_dtypes = frozenset(getattr(torch, name) for name in _TORCH_REAL)
         convert = _torch_tensor
     _converters[kind] = convert
     return convert
