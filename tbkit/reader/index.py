@@ -8,9 +8,11 @@ share one index. Both are safe to use from several threads (one lock).
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -40,6 +42,10 @@ __all__ = [
 ]
 
 NameSpec = str | re.Pattern[str] | Iterable[str] | None
+LOAD_THREADS = min(4, os.cpu_count() or 1)  # runs loaded at once by a reload
+# Beyond this many runs they are loaded one after the other: many runs are mostly small ones,
+# whose loading is Python work that threads only slow down (2,000 small runs: 0.56 -> 0.79 s).
+PARALLEL_RUNS_MAX = 256
 
 
 def name_filter(spec: NameSpec, what: str = "names") -> Callable[[str], bool] | None:
@@ -123,11 +129,22 @@ class LogdirIndex:
         """
         files = self.discover()
         with self._reload_lock:  # one reload at a time; readers wait only while a window is applied
-            for name, paths in files.items():
-                with self._lock:
-                    run = self._runs[name]
-                for path in paths:
-                    load_file(run, path, limit, self._lock)
+            with self._lock:
+                work = [(self._runs[name], paths) for name, paths in files.items() if paths]
+
+            def load_run(item: tuple[RunData, list[str]]) -> None:
+                for path in item[1]:
+                    load_file(item[0], path, limit, self._lock)
+
+            workers = min(LOAD_THREADS, len(work)) if len(work) <= PARALLEL_RUNS_MAX else 1
+            if self._lock._is_owned():  # type: ignore[attr-defined]  # the caller holds it: threads would wait
+                workers = 1
+            if workers > 1:  # framing and bulk decoding release the GIL: runs load side by side
+                with ThreadPoolExecutor(workers, thread_name_prefix="tbkit-load") as pool:
+                    list(pool.map(load_run, work))
+            else:
+                for item in work:
+                    load_run(item)
             with self._lock:
                 self._loaded = True
                 return self.generation

@@ -102,12 +102,13 @@ def _load_buffer(run: RunData, state: FileState, data: bytes, lock: AbstractCont
     while pos < len(data):
         window = data[pos : pos + size]
         scan = scan_records(window, resyncing=state.resyncing)
-        with lock:
+        fast = fastscalar.extract(window, scan.starts, scan.lengths) if len(scan.starts) else None
+        with lock:  # framing and bulk decoding (which release the GIL) ran without it
             for offset, reason in scan.problems:
                 run.problem(state.path, state.offset + pos + offset, f"corrupt record: {reason}")
             state.resyncing = scan.resyncing
-            if len(scan.starts):
-                _apply_records(run, state, window, scan.starts, scan.lengths, state.offset + pos)
+            if fast is not None:
+                _apply_records(run, state, window, scan.starts, scan.lengths, state.offset + pos, fast)
         if scan.end == 0 and pos + len(window) < len(data):
             size *= 2  # a record longer than the window: look further
             continue
@@ -119,9 +120,14 @@ def _load_buffer(run: RunData, state: FileState, data: bytes, lock: AbstractCont
 
 
 def _apply_records(
-    run: RunData, state: FileState, buf: bytes, starts: np.ndarray, lengths: np.ndarray, base: int
+    run: RunData,
+    state: FileState,
+    buf: bytes,
+    starts: np.ndarray,
+    lengths: np.ndarray,
+    base: int,
+    fast: fastscalar.FastScalars,
 ) -> None:
-    fast = fastscalar.extract(buf, starts, lengths)
     at = starts + (base - HEADER_SIZE) if run.scalars_only else None  # each record's file offset
     wanted = None  # with a tag filter: which of the window's tags it keeps
     if run.tag_filter is not None and fast.tags:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 import tbkit
-from tests.reader._events import FILE_NAME, header, records, simple
+from tests.reader._events import FILE_NAME, header, records, simple, write
 
 
 def test_reload_reads_only_new_bytes(tmp_path):
@@ -194,3 +196,37 @@ def test_resync_after_a_corrupt_header_works_across_small_chunks(tmp_path):
     assert chunked.series["a"].columns()[0].tolist() == steps
     assert [(p.offset, p.reason) for p in chunked.problems] == [(p.offset, p.reason) for p in whole.problems]
     assert whole.problems and whole.problems[0].offset == len(first)
+
+
+def test_runs_load_side_by_side_to_what_one_thread_reads(tmp_path, monkeypatch):
+    import tbkit.reader.index as index
+
+    for run in range(6):
+        write(
+            tmp_path / f"run{run}",
+            [header()] + [simple(f"t{k}", s, s * k + run) for s in range(50) for k in range(3)],
+        )
+    frames = {}
+    for threads in (1, 4):
+        monkeypatch.setattr(index, "LOAD_THREADS", threads)
+        frames[threads] = tbkit.read(str(tmp_path)).scalars()
+    assert frames[4].equals(frames[1]) and len(frames[1]) == 6 * 150
+
+
+def test_a_first_load_asked_while_holding_the_index_lock_does_not_wait_on_itself(tmp_path, monkeypatch):
+    import tbkit.reader.index as index
+
+    monkeypatch.setattr(index, "LOAD_THREADS", 4)
+    for run in range(3):
+        write(tmp_path / f"run{run}", [header(), simple("a", 1, 1.0)])
+    ld = tbkit.read(str(tmp_path))
+    names: list[str] = []
+
+    def first_use() -> None:
+        with ld._index._lock:  # as the provider's listings do: the load runs in this thread
+            names.extend(r.name for r in ld._index.runs())
+
+    thread = threading.Thread(target=first_use, daemon=True)
+    thread.start()
+    thread.join(60)  # a deadlock guard, not a speed bound: the load takes milliseconds
+    assert not thread.is_alive() and names == ["run0", "run1", "run2"]
