@@ -1,11 +1,13 @@
 """Masked CRC-32C (Castagnoli), as TFRecord files use it.
 
-The hardware-backed ``google-crc32c`` package is used when it imports; otherwise a
+The hardware-backed ``google-crc32c`` package is used when it imports; otherwise tbkit's
+compiled core (``tbkit.record._native``, unless ``TBKIT_NATIVE=0``); otherwise a
 pure-Python table implementation gives identical results (only slower).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 import numpy as np
@@ -40,10 +42,21 @@ def _load_native() -> Callable[[bytes], int] | None:
     try:
         import google_crc32c
     except ImportError:  # pragma: no cover - depends on the environment
+        pass
+    else:
+        if google_crc32c.implementation == "c":  # pragma: no branch - depends on the wheel
+            return google_crc32c.value
+    return _load_core()
+
+
+def _load_core() -> Callable[[bytes], int] | None:
+    """tbkit's own compiled CRC-32C, when it is built and not refused by ``TBKIT_NATIVE=0``."""
+    from tbkit.record import native
+
+    if os.environ.get(native.ENV, "").strip() == "0" or native.why_absent() is not None:
         return None
-    if google_crc32c.implementation != "c":  # pragma: no cover - depends on the wheel
-        return None
-    return google_crc32c.value
+    module = native.core()
+    return None if module is None else module.crc32c
 
 
 crc32c: Callable[[bytes], int] = _load_native() or crc32c_python

@@ -92,8 +92,9 @@ def test_monkeypatched_fallback_encodes_identical_records(monkeypatch: pytest.Mo
 
 _FALLBACK_SCRIPT = textwrap.dedent(
     """
-    import json, sys
+    import json, os, sys
     sys.modules["google_crc32c"] = None  # makes `import google_crc32c` fail
+    os.environ["TBKIT_NATIVE"] = "0"  # and refuses tbkit's own compiled CRC
     from tbkit.record import crc, framing
     from tbkit.writer.event_file import EventFileWriter
     from tbkit.plugins.histograms.summary import histogram_pb, equal_width_buckets
@@ -130,3 +131,15 @@ def test_forced_fallback_writes_byte_identical_event_file(tmp_path) -> None:
     assert len(records) == 1 + 50 + 1
     # Re-framing every payload with the native CRC gives back the file byte for byte.
     assert framing.encode_records(data for _, data in records) == written
+
+
+def test_compiled_core_crc_without_google_crc32c() -> None:
+    pytest.importorskip("tbkit.record._native", reason="the compiled core is not built")
+    script = (
+        "import sys, os; sys.modules['google_crc32c'] = None; os.environ.pop('TBKIT_NATIVE', None)\n"
+        "from tbkit.record import crc, _native\n"
+        "assert crc.crc32c is _native.crc32c, crc.crc32c\n"
+        "print(crc.crc32c(b'123456789'))"
+    )
+    out = subprocess.run([sys.executable, "-c", script], check=True, capture_output=True, text=True)
+    assert int(out.stdout) == 0xE3069283
