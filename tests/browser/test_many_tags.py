@@ -141,3 +141,22 @@ def test_a_pinned_card_from_far_down_comes_first(page, serve, logdir):
     # Kept across a reload of the page.
     page.reload()
     page.locator(".card-section.pinned .card-title", has_text="g2/t599").wait_for(timeout=WAIT_MS)
+
+
+def test_a_pattern_only_the_server_refuses_is_said_so(page, serve, logdir, page_problems):
+    server = serve(logdir)
+    open_dashboard(page, server.url, "timeseries")
+    wait_chart(page, scalar_card(page, "g0/t000"), series="1")
+    page.locator(".tag-filter").fill("(?<n>t00[0-2])")  # a JavaScript named group; Python spells it (?P<n>)
+    note = page.locator(".paged-status .empty.error")
+    note.wait_for(timeout=WAIT_MS)
+    assert "not a valid regular expression" in note.inner_text()
+    assert page.locator(CARDS).count() == 0
+    page.locator(".tag-filter").fill("(?:t00[0-2])$")
+    wait_chart(page, scalar_card(page, "g1/t001"), series="1")
+    assert sorted(_dom_tags(page)) == ["g0/t000", "g1/t001", "g2/t002"]
+    assert page.locator(".paged-status .empty.error").count() == 0
+    # The refused request is the one console error (Chromium logs every 4xx answer).
+    refused = [m for m in page_problems.console_errors if "400" in m]
+    assert len(refused) >= 1 and len(page_problems.console_errors) == len(refused)
+    page_problems.console_errors.clear()

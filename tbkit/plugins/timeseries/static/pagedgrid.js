@@ -125,7 +125,12 @@ export class PagedCardGrid {
     try {
       first = await this.fetchPage(0);
     } catch (err) {
-      if (generation === this.generation) this.showStatus(err);
+      if (generation !== this.generation) return;
+      this.disconnect();
+      this.near = this.far = null; // the next refresh searches again
+      this.blocks = [];
+      clear(this.container);
+      this.showStatus(err);
       return;
     }
     if (generation !== this.generation) return;
