@@ -10,8 +10,9 @@ peak RSS (``VmHWM``) is its own:
 
 * ``tbkit``: ``tbkit.read(logdir).scalars()``, once per reader path of ``--paths``: ``native``
   (the compiled core, ``TBKIT_NATIVE=1``) and ``python`` (pure Python, ``TBKIT_NATIVE=0``);
-* ``tbparse``: ``SummaryReader(logdir, extra_columns={"dir_name", "wall_time"}).tensors`` (its
-  ``.scalars`` holds only TF1 ``simple_value`` scalars; tensor-form scalars land in ``.tensors``);
+* ``tbparse``: ``SummaryReader(logdir, extra_columns={"dir_name", "wall_time"}).scalars``, or its
+  ``.tensors`` when that is empty (``.scalars`` holds only TF1 ``simple_value`` scalars, what
+  tbkit's ``add_scalar`` writes by default; tensor-form scalars land in ``.tensors``);
 * ``accumulator``: TensorBoard's ``plugin_event_accumulator.EventAccumulator`` per run, nothing
   dropped (size guidance 0), rows gathered into a DataFrame (TensorBoard as installed: with
   TensorFlow present it reads through TensorFlow's record reader);
@@ -109,9 +110,11 @@ def _read_bytes(logdir: str, spec: dict) -> Any:
 def _read_tbparse(logdir: str, spec: dict) -> Any:
     from tbparse import SummaryReader
 
-    # tbparse's ``.scalars`` holds TF1 ``simple_value`` scalars only; tensor-form scalars (what
-    # tbkit, TF2 and torch's new_style write) are in ``.tensors``.
-    return SummaryReader(logdir, extra_columns={"dir_name", "wall_time"}).tensors
+    # tbparse's ``.scalars`` holds TF1 ``simple_value`` scalars only (what tbkit's add_scalar
+    # writes by default); tensor-form scalars (TF2, torch's new_style) are in ``.tensors``.
+    reader = SummaryReader(logdir, extra_columns={"dir_name", "wall_time"})
+    frame = reader.scalars
+    return frame if len(frame) else reader.tensors
 
 
 def _read_accumulator(logdir: str, spec: dict) -> Any:
