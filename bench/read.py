@@ -3,7 +3,8 @@
 Two logdirs are written with tbkit's ``SummaryWriter`` and cached (regenerated when missing):
 
 * S: 4 runs x 10 tags x 25,000 steps (1M scalars, about 54 MB);
-* L: 20 runs x 25 tags x 20,000 steps (10M scalars), with ``--large``.
+* L: 20 runs x 25 tags x 20,000 steps (10M scalars), with ``--large``;
+* R: 2,000 runs x 5 tags x 100 steps (many small runs: the fixed cost per run), with ``--sizes R``.
 
 Each tool then reads all scalars of the logdir into memory, in its own subprocess so that its
 peak RSS (``VmHWM``) is its own:
@@ -22,10 +23,12 @@ peak RSS (``VmHWM``) is its own:
   ``--reload once --samples-per-plugin scalars=all``, polled through TensorBoard's gRPC
   data-provider client until every series is loaded, then read in full; its time runs from
   the server's start to the DataFrame; its RSS is the client's plus the server's;
+* ``rustboard_load``: the same server's load alone (until every series is listed to its last
+  step, nothing read back): TensorBoard's figure for a logdir's load (not in the default list);
 * ``bytes``: the limit, reading every event file's bytes into memory (nothing decoded).
 
-Usage: ``python bench/read.py [--large] [--tools tbkit,rustboard,bytes] [--paths native,python]
-[--cache DIR] [--timeout SECS]``
+Usage: ``python bench/read.py [--large | --sizes S,L,R] [--tools tbkit,rustboard,bytes]
+[--paths native,python] [--cache DIR] [--timeout SECS]``
 """
 
 from __future__ import annotations
@@ -44,10 +47,11 @@ from typing import Any
 SIZES = {
     "S": {"runs": 4, "tags": 10, "steps": 25_000},
     "L": {"runs": 20, "tags": 25, "steps": 20_000},
+    "R": {"runs": 2_000, "tags": 5, "steps": 100},
 }
 TOOLS = ["tbkit", "tbparse", "accumulator", "rustboard", "bytes"]
 PATHS = {"native": "1", "python": "0"}  # tbkit's reader paths and their TBKIT_NATIVE
-EXTRA_TOOLS = ["accumulator_notf"]
+EXTRA_TOOLS = ["accumulator_notf", "rustboard_load"]
 WALL0 = 1_700_000_000.0
 
 
@@ -149,7 +153,11 @@ def _read_accumulator_notf(logdir: str, spec: dict) -> Any:
     return _read_accumulator(logdir, spec)
 
 
-def _read_rustboard(logdir: str, spec: dict) -> Any:
+def _read_rustboard_load(logdir: str, spec: dict) -> Any:
+    return _read_rustboard(logdir, spec, load_only=True)
+
+
+def _read_rustboard(logdir: str, spec: dict, load_only: bool = False) -> Any:
     import grpc
     import pandas as pd
     import tensorboard_data_server
@@ -193,6 +201,11 @@ def _read_rustboard(logdir: str, spec: dict) -> Any:
                 if server.poll() is not None:
                     raise RuntimeError("data server exited while loading")
                 time.sleep(0.05)
+            if load_only:  # the data server's load alone: every series listed to its last step
+                frame = pd.DataFrame({"series": [ts.max_step for ts in done]})
+                frame.attrs["server_rss_mb"] = _peak_rss_mb(server.pid)
+                channel.close()
+                return frame
             cols: dict[str, list] = {"run": [], "tag": [], "step": [], "wall_time": [], "value": []}
             for run in sorted(listing):  # one request per run keeps each answer well under 2 GiB
                 result = data.read_scalars(
@@ -229,6 +242,7 @@ READERS = {
     "accumulator": _read_accumulator,
     "accumulator_notf": _read_accumulator_notf,
     "rustboard": _read_rustboard,
+    "rustboard_load": _read_rustboard_load,
     "bytes": _read_bytes,
 }
 
@@ -325,6 +339,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", default=os.path.join(tempfile.gettempdir(), "tbkit-bench"))
     parser.add_argument("--large", action="store_true", help="also run L (10M scalars)")
     parser.add_argument("--only-large", action="store_true", help="run L only")
+    parser.add_argument("--sizes", help="the logdirs to read, e.g. S,R (overrides --large/--only-large)")
     parser.add_argument("--tools", default=",".join(TOOLS), help=f"from {TOOLS + EXTRA_TOOLS}")
     parser.add_argument("--paths", default=",".join(PATHS), help=f"tbkit's reader paths, from {list(PATHS)}")
     parser.add_argument("--timeout", type=float, default=1800.0, help="seconds per tool run")
@@ -347,6 +362,10 @@ def main(argv: list[str] | None = None) -> int:
         else:
             runs.append((tool, tool, {}))
     sizes = ["L"] if args.only_large else (["S", "L"] if args.large else ["S"])
+    if args.sizes:
+        sizes = [x.strip() for x in args.sizes.split(",") if x.strip()]
+        if set(sizes) - set(SIZES):
+            parser.error(f"--sizes: choose from {list(SIZES)}")
     for size in sizes:
         logdir = ensure_logdir(Path(args.cache), size)
         results = {}
