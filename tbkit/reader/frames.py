@@ -78,7 +78,7 @@ def scalars_frame(index: LogdirIndex, *, pivot: bool = False) -> pd.DataFrame:
                 walls[pos : pos + len(s)] = w
                 values[pos : pos + len(s)] = v
                 pos += len(s)
-            series.replace(steps[start:pos], walls[start:pos], values[start:pos])  # frees the blocks
+            series.rebase(steps[start:pos], walls[start:pos], values[start:pos])  # frees the blocks
             if pos - trimmed > 1 << 20:  # hand the freed blocks back as we go: one copy at a time
                 release_free_memory()
                 trimmed = pos

@@ -144,6 +144,16 @@ class SeriesData:
             last = (int(steps[-1]), float(wall_times[-1]), values[-1])
             self._note(int(steps.max()), float(wall_times.max()), last)
 
+    def rebase(self, steps: np.ndarray, wall_times: np.ndarray, values: np.ndarray) -> None:
+        """Hold the series' own points (the same, in the same order) in these arrays, e.g. views
+        into a frame's columns; unlike :meth:`replace`, nothing about the points is recomputed."""
+        if len(steps) != self._count:
+            raise ValueError(f"rebase: {len(steps)} points given for a series of {len(self)}")
+        self._pending = []
+        self._blocks = []
+        if len(steps):
+            self._append(steps, wall_times, values)
+
     def last_step(self) -> int | None:
         """The step of the last point written, or None for an empty series."""
         return None if self._last is None else self._last[0]
