@@ -1,13 +1,16 @@
 /*
  * tbkit.record._native: the compiled core of the reader's hot path.
  *
- * Three functions, each a drop-in for a pure-Python one (tbkit/record/native.py selects):
+ * Four functions, each a drop-in for a pure-Python one (tbkit/record/native.py selects):
  *
  *   crc32c(data, crc=0)         CRC-32C (Castagnoli) of a buffer, like google_crc32c.value.
  *   scan(buf, start, resyncing) TFRecord framing and both checksums, as scan.scan_records.
  *   extract(buf, starts, lengths, handled, index, tag_ids, kinds, steps, walls, values)
  *                               the single-scalar events of fastscalar.extract, written into
  *                               the preallocated arrays; returns (count, tags).
+ *   migrate_histogram(data)     a serialized legacy HistogramProto as the [k, 3] float32 rows
+ *                               of histograms.decode.migrate, or None for a layout left to
+ *                               protobuf.
  *
  * CRC-32C runs on the SSE4.2 crc32 instruction when the CPU has it (detected at import),
  * else on a slice-by-8 table. The byte work runs with the GIL released. Nothing is
@@ -722,6 +725,151 @@ done:
     return result;
 }
 
+/* -- legacy histograms ------------------------------------------------------------------ */
+
+/* HistogramProto fields: min=1, max=2, num=3, sum=4, sum_squares=5 (doubles, wire type 1);
+ * bucket_limit=6 and bucket=7 (repeated doubles: packed, wire type 2, or one by one, wire
+ * type 1). Anything else (other fields, other wire types, a packed length that is not a
+ * multiple of 8, a field running past the end) is a layout left to protobuf. */
+#define HISTO_MAX_FIELD 7
+
+/* One walk over the message. With `limits`/`counts` NULL it only checks the layout and
+ * counts the repeated values; else it also fills them (min and max: the last seen, as
+ * protobuf keeps them). Returns 0 when the layout is one handled here. */
+static int histo_walk(const unsigned char *b, Py_ssize_t n, double *mn, double *mx, double *limits,
+                      Py_ssize_t *nl, double *counts, Py_ssize_t *nc) {
+    Py_ssize_t pos = 0;
+    *nl = 0;
+    *nc = 0;
+    while (pos < n) {
+        uint64_t key;
+        int used = read_varint(b, pos, n, 10, &key);
+        if (!used) {
+            return -1;
+        }
+        pos += used;
+        uint64_t field = key >> 3;
+        unsigned wire = (unsigned)(key & 7);
+        if (field < 1 || field > HISTO_MAX_FIELD) {
+            return -1;
+        }
+        if (wire == 1) {
+            if (n - pos < 8) {
+                return -1;
+            }
+            uint64_t word = load64(b + pos);
+            double v;
+            memcpy(&v, &word, 8);
+            pos += 8;
+            if (field == 1) {
+                *mn = v;
+            } else if (field == 2) {
+                *mx = v;
+            } else if (field == 6) {
+                if (limits) {
+                    limits[*nl] = v;
+                }
+                (*nl)++;
+            } else if (field == 7) {
+                if (counts) {
+                    counts[*nc] = v;
+                }
+                (*nc)++;
+            }
+        } else if (wire == 2 && field >= 6) {
+            uint64_t size;
+            used = read_varint(b, pos, n, 10, &size);
+            if (!used) {
+                return -1;
+            }
+            pos += used;
+            if (size > (uint64_t)(n - pos) || size % 8) {
+                return -1;
+            }
+            double *into = field == 6 ? limits : counts;
+            Py_ssize_t *count = field == 6 ? nl : nc;
+            Py_ssize_t items = (Py_ssize_t)(size / 8);
+            if (into) {
+                for (Py_ssize_t i = 0; i < items; i++) {
+                    uint64_t word = load64(b + pos + 8 * i);
+                    memcpy(into + *count + i, &word, 8);
+                }
+            }
+            *count += items;
+            pos += (Py_ssize_t)size;
+        } else {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(migrate_histogram_doc,
+             "migrate_histogram(data) -> bytearray | None\n\n"
+             "A serialized HistogramProto migrated as histograms.decode.migrate does: the [k, 3]\n"
+             "float32 rows (left, right, count) as native-order bytes, or None when the bytes are\n"
+             "not in a layout handled here (the caller then parses them with protobuf).");
+
+static PyObject *py_migrate_histogram(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    if (!PyArg_ParseTuple(args, "y*:migrate_histogram", &view)) {
+        return NULL;
+    }
+    const unsigned char *b = (const unsigned char *)view.buf;
+    Py_ssize_t n = view.len;
+    double mn = 0.0, mx = 0.0;
+    Py_ssize_t nl, nc;
+    double *limits = NULL, *counts = NULL;
+    PyObject *result = NULL;
+    if (histo_walk(b, n, &mn, &mx, NULL, &nl, NULL, &nc) != 0) {
+        goto fallback;
+    }
+    /* both counts are bounded by n / 8: every value takes 8 bytes of the buffer */
+    limits = (double *)malloc(sizeof(double) * (size_t)(nl ? nl : 1));
+    counts = (double *)malloc(sizeof(double) * (size_t)(nc ? nc : 1));
+    if (!limits || !counts) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    histo_walk(b, n, &mn, &mx, limits, &nl, counts, &nc);
+    Py_ssize_t first = -1, last = -1;
+    for (Py_ssize_t i = 0; i < nc; i++) {
+        if (counts[i] > 0) { /* NaN and negative counts are empty, as NumPy's counts > 0 */
+            if (first < 0) {
+                first = i;
+            }
+            last = i;
+        }
+    }
+    if (first < 0) {
+        result = PyByteArray_FromStringAndSize(NULL, 0);
+        goto done;
+    }
+    if (last > first && nl < last) { /* fewer inner edges than rows: NumPy refuses to stack them */
+        goto fallback;
+    }
+    Py_ssize_t k = last - first + 1;
+    result = PyByteArray_FromStringAndSize(NULL, k * 3 * (Py_ssize_t)sizeof(float));
+    if (!result) {
+        goto done;
+    }
+    float *out = (float *)PyByteArray_AS_STRING(result);
+    for (Py_ssize_t i = 0; i < k; i++) {
+        out[3 * i] = (float)(i == 0 ? mn : limits[first + i - 1]);
+        out[3 * i + 1] = (float)(i == k - 1 ? mx : limits[first + i]);
+        out[3 * i + 2] = (float)counts[first + i];
+    }
+    goto done;
+fallback:
+    Py_INCREF(Py_None);
+    result = Py_None;
+done:
+    free(limits);
+    free(counts);
+    PyBuffer_Release(&view);
+    return result;
+}
+
 /* -- the module ------------------------------------------------------------------------ */
 
 static PyMethodDef methods[] = {
@@ -729,6 +877,7 @@ static PyMethodDef methods[] = {
     {"crc32c_portable", py_crc32c_portable, METH_VARARGS, crc32c_portable_doc},
     {"scan", py_scan, METH_VARARGS, scan_doc},
     {"extract", py_extract, METH_VARARGS, extract_doc},
+    {"migrate_histogram", py_migrate_histogram, METH_VARARGS, migrate_histogram_doc},
     {NULL, NULL, 0, NULL},
 };
 
