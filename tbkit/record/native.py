@@ -1,8 +1,9 @@
 """Which implementation of the reader's hot path runs: the compiled core or pure Python.
 
 The compiled core, ``tbkit.record._native`` (C, built by ``pip install``; docs/native.md),
-does the framing and checksums of :func:`tbkit.record.scan.scan_records` and the scalar
-decoding of :func:`tbkit.reader.fastscalar.extract`, with the same results. Both ask
+does the framing and checksums of :func:`tbkit.record.scan.scan_records`, the scalar
+decoding of :func:`tbkit.reader.fastscalar.extract` and the legacy histogram migration of
+:func:`tbkit.plugins.histograms.decode.migrate`, with the same results. Each asks
 :func:`core` at each call:
 
 * ``TBKIT_NATIVE`` unset (or empty): the compiled core when it imports, else pure Python;
