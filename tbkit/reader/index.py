@@ -254,14 +254,18 @@ def _blob_labels(series_values: np.ndarray, plugin_name: str) -> list[list[str]]
 class LogdirProvider(SeriesProvider):
     """The DataProvider over a :class:`LogdirIndex` (loaded on first use).
 
+    ``run_name``: the name the series of the logdir's own run (``.``) are given (in
+    :meth:`series` and :meth:`series_info`), for a provider over one run of a larger logdir.
+
     Example:
         >>> provider = LogdirProvider(LogdirIndex("memory://empty"))
         >>> provider.list_runs()
         []
     """
 
-    def __init__(self, index: LogdirIndex) -> None:
+    def __init__(self, index: LogdirIndex, *, run_name: str | None = None) -> None:
         self.index = index
+        self._root_name = run_name  # what series of the logdir's own run "." are called
 
     def data_location(self) -> str:
         return self.index.logdir
@@ -311,6 +315,7 @@ class LogdirProvider(SeriesProvider):
     ) -> Iterator[tuple[str, str, SeriesData]]:
         """``(run, tag, series)`` of the non-refused series asked for; call with the lock held."""
         for run in self.index.runs():
+            name = self._root_name if self._root_name is not None and run.name == "." else run.name
             for tag in sorted(run.series):
                 s = run.series[tag]
                 meta = s.meta
@@ -318,8 +323,8 @@ class LogdirProvider(SeriesProvider):
                     continue
                 if plugin_name is not None and meta.plugin_name != plugin_name:
                     continue
-                if keep is None or keep(run.name, tag):
-                    yield run.name, tag, s
+                if keep is None or keep(name, tag):
+                    yield name, tag, s
 
     def series(
         self, data_class: DataClass | None = None, plugin_name: str | None = None, keep: Keep | None = None

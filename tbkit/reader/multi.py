@@ -45,6 +45,7 @@ LOAD_THREADS = max(1, min(4, os.cpu_count() or 1))
 class _RunEntry:
     provider: LogdirProvider
     ready: bool = False
+    generation: int = 0  # its index's generation after its last reload
 
 
 class MultiLogdirProvider(SeriesProvider):
@@ -73,6 +74,7 @@ class MultiLogdirProvider(SeriesProvider):
         self._reload_lock = threading.Lock()
         self._runs: dict[str, _RunEntry] = {}
         self._with_runs: set[int] = set()  # indexes into logdirs where discovery found a run
+        self._generations = 0  # the sum of the ready runs' generations
 
     def data_location(self) -> str:
         if len(self.logdirs) == 1 and not self.logdirs[0][0]:
@@ -98,7 +100,7 @@ class MultiLogdirProvider(SeriesProvider):
                 directory = logdir if run == "." else storage.join(logdir, run)
                 index = LogdirIndex(directory, runs=["."], purge_orphaned_data=self._purge, compact=True)
                 with self._lock:
-                    self._runs.setdefault(name, _RunEntry(LogdirProvider(index)))
+                    self._runs.setdefault(name, _RunEntry(LogdirProvider(index, run_name=name)))
                 new.append(name)
         return new
 
@@ -134,8 +136,10 @@ class MultiLogdirProvider(SeriesProvider):
         """Reload every entry's run, a few at a time (reading and framing release the GIL often)."""
 
         def one(entry: _RunEntry) -> None:
-            entry.provider.index.reload(limit=limit)
-            entry.ready = True
+            generation = entry.provider.index.reload(limit=limit)
+            with self._lock:
+                self._generations += generation - (entry.generation if entry.ready else 0)
+                entry.generation, entry.ready = generation, True
 
         if self._threads <= 1 or len(entries) <= 1:
             for entry in entries:
@@ -151,10 +155,13 @@ class MultiLogdirProvider(SeriesProvider):
 
     @property
     def generation(self) -> int:
-        """A number that changes whenever a run was discovered or data were added or dropped."""
+        """A number that changes whenever a run was discovered or data were added or dropped.
+
+        Kept as a running total of the runs' generations after their reloads (a reload is
+        the only way their data change), so asking costs nothing however many runs there are.
+        """
         with self._lock:
-            entries = list(self._runs.values())
-        return len(entries) + sum(e.provider.index.generation for e in entries if e.ready)
+            return len(self._runs) + self._generations
 
     @property
     def loaded(self) -> bool:
@@ -181,21 +188,17 @@ class MultiLogdirProvider(SeriesProvider):
     def series(
         self, data_class: DataClass | None = None, plugin_name: str | None = None, keep: Keep | None = None
     ) -> list[Series]:
-        out = []
-        for name, provider in self._ready():
-            inner = None if keep is None else (lambda _run, tag, name=name: keep(name, tag))
-            for s in provider.series(data_class, plugin_name, inner):
-                out.append(dataclasses.replace(s, run=name))
+        out: list[Series] = []
+        for _, provider in self._ready():  # each names its series after the run (run_name)
+            out.extend(provider.series(data_class, plugin_name, keep))
         return out
 
     def series_info(
         self, data_class: DataClass | None = None, plugin_name: str | None = None, keep: Keep | None = None
     ) -> list[SeriesInfo]:
-        out = []
-        for name, provider in self._ready():
-            inner = None if keep is None else (lambda _run, tag, name=name: keep(name, tag))
-            for s in provider.series_info(data_class, plugin_name, inner):
-                out.append(dataclasses.replace(s, run=name))
+        out: list[SeriesInfo] = []
+        for _, provider in self._ready():
+            out.extend(provider.series_info(data_class, plugin_name, keep))
         return out
 
     def file_based_plugins(self) -> tuple[str, ...]:

@@ -86,3 +86,29 @@ def test_multi_provider_lists_the_logdirs_without_runs(tmp_path: Path) -> None:
     assert provider.empty_logdirs() == logdirs  # nothing discovered yet
     provider.reload()
     assert provider.empty_logdirs() == [logdirs[1]]
+
+
+def test_generation_is_a_running_total_not_a_walk_over_the_runs(tmp_path: Path, monkeypatch) -> None:
+    from tbkit.reader.index import LogdirIndex
+
+    for name in "abc":
+        _write(tmp_path / name)
+    provider = MultiLogdirProvider([("", str(tmp_path))], threads=1)
+    first = provider.reload()
+    walks: list[int] = []
+    real = LogdirIndex.generation.fget
+    monkeypatch.setattr(LogdirIndex, "generation", property(lambda self: walks.append(1) or real(self)))
+    assert [provider.generation for _ in range(50)] == [first] * 50 and walks == []
+    _write(tmp_path / "b")
+    assert provider.reload() > first  # each run's own generation, once per its reload
+    assert len(walks) == 3
+
+
+def test_series_carry_their_run_names_and_keep_sees_them(tmp_path: Path) -> None:
+    _write(tmp_path / "a")
+    _write(tmp_path / "b" / "c")
+    provider = MultiLogdirProvider([("x", str(tmp_path))])
+    provider.reload()
+    assert sorted({s.run for s in provider.series()}) == ["x/a", "x/b/c"]
+    kept = provider.series_info(keep=lambda run, tag: run == "x/b/c" and tag == "loss")
+    assert [(i.run, i.tag, i.count) for i in kept] == [("x/b/c", "loss", 5)]
