@@ -15,8 +15,9 @@ import pytest
 
 import tbkit
 from tbkit.plugins.scalars.query import minmax_indices, safe_path, smooth, thin_indices
-from tbkit.provider import DataProvider, InMemoryProvider
+from tbkit.provider import InMemoryProvider
 from tbkit.server.app import create_app
+from tests.provider._plain import Plain
 from tests.server._logdirs import INF_STEP, LONG, NAN_STEP, SPIKE_STEP, XSS_RUN, XSS_TAG, long_series
 
 
@@ -270,48 +271,11 @@ def test_thin_indices_keeps_the_last() -> None:
         assert len(got) == limit and got[0] == 0 and got[-1] == 99 and np.all(np.diff(got) > 0)
 
 
-class Delegating(DataProvider):
-    """A DataProvider that is not a SeriesProvider: only the interface's methods."""
-
-    def __init__(self, inner: DataProvider) -> None:
-        self.inner = inner
-
-    def list_plugins(self) -> list[str]:
-        return self.inner.list_plugins()
-
-    def list_runs(self) -> list[Any]:
-        return self.inner.list_runs()
-
-    def list_scalars(self, plugin_name: str, **kw: Any) -> Any:
-        return self.inner.list_scalars(plugin_name, **kw)
-
-    def read_scalars(self, plugin_name: str, **kw: Any) -> Any:
-        return self.inner.read_scalars(plugin_name, **kw)
-
-    def read_last_scalars(self, plugin_name: str, **kw: Any) -> Any:
-        return self.inner.read_last_scalars(plugin_name, **kw)
-
-    def list_tensors(self, plugin_name: str, **kw: Any) -> Any:
-        return self.inner.list_tensors(plugin_name, **kw)
-
-    def read_tensors(self, plugin_name: str, **kw: Any) -> Any:
-        return self.inner.read_tensors(plugin_name, **kw)
-
-    def list_blob_sequences(self, plugin_name: str, **kw: Any) -> Any:
-        return self.inner.list_blob_sequences(plugin_name, **kw)
-
-    def read_blob_sequences(self, plugin_name: str, **kw: Any) -> Any:
-        return self.inner.read_blob_sequences(plugin_name, **kw)
-
-    def read_blob(self, blob_key: str) -> bytes:
-        return self.inner.read_blob(blob_key)
-
-
 def test_same_answers_over_a_plain_data_provider() -> None:
     points = [(i * 3, 100.0 + i, float(i % 7) if i != 9 else math.nan) for i in range(3000)]
     data = {"a": {"t": {"points": points}, "u": {"points": points[:5]}}, "b": {"t": {"points": points[:10]}}}
     fast = create_app(InMemoryProvider(data)).test_client()
-    plain = create_app(Delegating(InMemoryProvider(data))).test_client()
+    plain = create_app(Plain(InMemoryProvider(data))).test_client()
     for url in [
         "/data/plugin/scalars/scalars?tag=t&points=50&smoothing=0.5",
         "/data/plugin/scalars/scalars?tag=t&runs=a&min_step=30&max_step=90",
