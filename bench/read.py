@@ -61,7 +61,11 @@ WALL0 = 1_700_000_000.0
 def ensure_logdir(cache: Path, size: str) -> Path:
     """The logdir of ``size`` under ``cache``, written now unless a complete copy is there."""
     spec = SIZES[size]
-    logdir = cache / f"read-{size}-{spec['runs']}x{spec['tags']}x{spec['steps']}"
+    return write_scalar_logdir(cache / f"read-{size}-{spec['runs']}x{spec['tags']}x{spec['steps']}", spec)
+
+
+def write_scalar_logdir(logdir: Path, spec: dict, run_name: str = "run_{:02d}") -> Path:
+    """``spec``'s runs x tags x steps of scalars in ``logdir``, unless a complete copy is there."""
     marker = logdir / ".complete"
     if marker.exists():
         return logdir
@@ -72,7 +76,7 @@ def ensure_logdir(cache: Path, size: str) -> Path:
     start = time.perf_counter()
     tags = [f"group_{t % 3}/metric_{t}" for t in range(spec["tags"])]
     for r in range(spec["runs"]):
-        with tbkit.SummaryWriter(str(logdir / f"run_{r:02d}"), max_queue=100_000) as writer:
+        with tbkit.SummaryWriter(str(logdir / run_name.format(r)), max_queue=100_000) as writer:
             add = writer.add_scalar
             for step in range(spec["steps"]):
                 wall = WALL0 + step * 0.01

@@ -110,27 +110,10 @@ SCALE_CASES = {
 
 
 def ensure_scale_logdir(cache: Path, case: str) -> Path:
-    """The logdir of a ``SCALE_CASES`` case under ``cache`` (tags named as bench/read.py names them)."""
+    """The logdir of a ``SCALE_CASES`` case under ``cache`` (written as bench/read.py writes its own)."""
     spec = SCALE_CASES[case]
     logdir = cache / f"serve-{case}-{spec['runs']}x{spec['tags']}x{spec['steps']}"
-    marker = logdir / ".complete"
-    if marker.exists():
-        return logdir
-    if logdir.exists():
-        shutil.rmtree(logdir)
-    import tbkit
-
-    start = time.perf_counter()
-    tags = [f"group_{t % 3}/metric_{t}" for t in range(spec["tags"])]
-    for r in range(spec["runs"]):
-        with tbkit.SummaryWriter(str(logdir / f"run_{r:04d}"), max_queue=100_000) as writer:
-            for step in range(spec["steps"]):
-                wall = 1_700_000_000.0 + step * 0.01
-                for t, tag in enumerate(tags):
-                    writer.add_scalar(tag, 1.0 / (1 + step) + t + r * 0.001, step, walltime=wall)
-    marker.write_text(json.dumps(spec))
-    print(f"wrote {logdir} in {time.perf_counter() - start:.0f} s", flush=True)
-    return logdir
+    return _bench_read().write_scalar_logdir(logdir, spec, run_name="run_{:04d}")
 
 
 # -- processes -----------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 
-def _writers() -> dict[str, Callable[[str], Any]]:
+def _writers(tensorboardx: bool = True) -> dict[str, Callable[[str], Any]]:
     import tbkit
 
     out: dict[str, Callable[[str], Any]] = {"tbkit": tbkit.SummaryWriter}
@@ -39,6 +39,8 @@ def _writers() -> dict[str, Callable[[str], Any]]:
         out["torch"] = TorchWriter
     except ImportError:
         print("torch not installed: skipped")
+    if not tensorboardx:
+        return out
     try:
         from tensorboardX import SummaryWriter as XWriter
 
@@ -181,16 +183,8 @@ def run_watch(scale: float) -> float:
 
 
 def _torch_peer() -> dict[str, Callable[[str], Any]]:
-    import tbkit
-
-    out: dict[str, Callable[[str], Any]] = {"tbkit": tbkit.SummaryWriter}
-    try:
-        from torch.utils.tensorboard import SummaryWriter as TorchWriter
-
-        out["torch"] = TorchWriter
-    except ImportError:
-        print("torch not installed: skipped")
-    return out
+    """tbkit and torch's writer (the peer of the scale cases)."""
+    return _writers(tensorboardx=False)
 
 
 def _timed_scalars(factory: Callable[[str], Any], tags: list[str], steps: int) -> tuple[float, float]:
