@@ -12,6 +12,7 @@ __all__ = [
     "DataError",
     "InvalidArgumentError",
     "MissingDependencyError",
+    "NativeUnavailableError",
     "NotFoundError",
     "PathNotFoundError",
     "StorageError",
@@ -118,3 +119,7 @@ class MissingDependencyError(TbkitError, ImportError):
         hint = f'pip install "tbkit[{extra}]"' if extra else f"pip install {package}"
         super().__init__(f"{feature} needs the package {package!r}, which is not installed: {hint}")
         self.package = package
+
+
+class NativeUnavailableError(TbkitError, ImportError):
+    """``TBKIT_NATIVE=1`` asks for the compiled core, but it is not installed or does not import."""

@@ -26,7 +26,7 @@ import threading
 import warnings
 from types import ModuleType
 
-from tbkit.errors import TbkitError
+from tbkit.errors import NativeUnavailableError
 
 __all__ = ["ENV", "NativeFallbackWarning", "NativeUnavailableError", "core", "selected", "why_absent"]
 
@@ -38,10 +38,6 @@ _loaded = False
 _module: ModuleType | None = None
 _reason: str | None = None
 _warned = False
-
-
-class NativeUnavailableError(TbkitError, ImportError):
-    """``TBKIT_NATIVE=1`` asks for the compiled core, but it is not installed or does not import."""
 
 
 class NativeFallbackWarning(RuntimeWarning):
