@@ -106,5 +106,9 @@ def decode(array: np.ndarray) -> np.ndarray:
 
 def rows(stored: np.ndarray) -> list[dict[str, Any]]:
     """One frame row: ``edges`` (k+1 edges: each left, then the last right) and ``counts`` (k)."""
-    edges = np.append(stored[:, 0], stored[-1, 1]) if len(stored) else np.zeros(0, dtype=np.float64)
+    k = len(stored)
+    edges = np.empty(k + 1 if k else 0, dtype=stored.dtype if k else np.float64)
+    if k:
+        edges[:k] = stored[:, 0]
+        edges[k] = stored[-1, 1]
     return [{"edges": edges, "counts": stored[:, 2].copy()}]
