@@ -207,7 +207,7 @@ def load_passed_over(run: RunData, lock: AbstractContextManager[object] | None =
     with lock:
         deferred, restarts = run.deferred, run.restarts
         run.deferred, run.restarts, run.scalars_only = [], [], False
-    windows: dict[str, tuple[int, bytes]] = {}
+    windows: dict[str, tuple[int, bytes, np.ndarray, np.ndarray]] = {}
     replayed = 0
     for path, offset, seen in deferred:
         event = _reread(run, path, offset, windows, lock)
@@ -221,41 +221,54 @@ def load_passed_over(run: RunData, lock: AbstractContextManager[object] | None =
         for step in restarts[replayed:]:
             run.purge_passed_over(step)
         run.passed_over.clear()
-    release_when_due(sum(len(data) for _, data in windows.values()))
+    release_when_due(sum(len(window[1]) for window in windows.values()))
 
 
 def _reread(
     run: RunData,
     path: str,
     offset: int,
-    windows: dict[str, tuple[int, bytes]],
+    windows: dict[str, tuple[int, bytes, np.ndarray, np.ndarray]],
     lock: AbstractContextManager[object],
 ) -> event_pb2.Event | None:
-    """The event of the record at ``offset`` of ``path``, read again (by windows of CHUNK bytes)."""
-    start, data = windows.get(path, (0, b""))
-    parsed = parse_record(data, offset - start) if start <= offset else None
-    if parsed is None or parsed.status is Status.PARTIAL:
+    """The event of the record at ``offset`` of ``path``, read again (by windows of CHUNK bytes,
+    each framed and checked once by the record layer)."""
+    start, data, starts, lengths = windows.get(path, (0, b"", _NO_RECORDS, _NO_RECORDS))
+    found = _framed(starts, lengths, offset - start)
+    if found is None:
         try:
             start, data = offset, storage.read_bytes(path, offset, CHUNK)
-            parsed = parse_record(data, 0)
-            if parsed.status is Status.PARTIAL and len(data) >= HEADER_SIZE:  # a record longer than CHUNK
-                length = int.from_bytes(data[:8], "little")
+            if len(data) >= HEADER_SIZE and parse_record(data, 0).status is Status.PARTIAL:
+                length = int.from_bytes(data[:8], "little")  # a record longer than CHUNK
                 if length < storage.size(path):
-                    start, data = offset, storage.read_bytes(path, offset, HEADER_SIZE + length + 4)
-                    parsed = parse_record(data, 0)
+                    data = storage.read_bytes(path, offset, HEADER_SIZE + length + 4)
         except StorageError as exc:
             with lock:
                 run.problem(path, offset, f"record passed over cannot be read again ({exc})")
             return None
-        windows[path] = (start, data)
-    if parsed.status is not Status.OK:
+        scan = scan_records(data)
+        windows[path] = (start, data, scan.starts, scan.lengths)
+        found = _framed(scan.starts, scan.lengths, 0)
+    if found is None:  # not a whole, intact record there any more: say how
+        status = parse_record(data, offset - start).status
+        reason = "incomplete" if status is Status.PARTIAL else status.value
         with lock:
-            reason = f"corrupt record (changed since it was first read): {parsed.status.value}"
-            run.problem(path, offset, reason)
+            run.problem(path, offset, f"corrupt record (changed since it was first read): {reason}")
         return None
     try:
-        return event_pb2.Event.FromString(parsed.data)
+        return event_pb2.Event.FromString(data[found[0] : found[0] + found[1]])
     except DecodeError as exc:
         with lock:
             run.problem(path, offset, f"undecodable event ({exc})")
         return None
+
+
+_NO_RECORDS = np.zeros(0, dtype=np.int64)
+
+
+def _framed(starts: np.ndarray, lengths: np.ndarray, at: int) -> tuple[int, int] | None:
+    """``(data start, length)`` of the intact record whose header is at ``at`` of a framed window."""
+    i = int(np.searchsorted(starts, at + HEADER_SIZE))
+    if at < 0 or i >= len(starts) or int(starts[i]) != at + HEADER_SIZE:
+        return None
+    return int(starts[i]), int(lengths[i])
