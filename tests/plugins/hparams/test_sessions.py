@@ -49,7 +49,7 @@ def test_importing_the_provider_alone_installs_the_queries() -> None:
     """``tbkit.provider`` imports no kind, yet any provider answers hparams queries on a bare import."""
     code = (
         "import sys, tbkit.provider as p\n"
-        "from tbkit.provider import _interface\n"
-        "assert _interface._hparams_queries is sys.modules['tbkit.plugins.hparams.sessions']\n"
+        "from tbkit.provider import _hparams_hook\n"
+        "assert _hparams_hook.hparams_queries() is sys.modules['tbkit.plugins.hparams.sessions']\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
