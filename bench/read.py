@@ -23,6 +23,8 @@ peak RSS (``VmHWM``) is its own:
   ``--reload once --samples-per-plugin scalars=all``, polled through TensorBoard's gRPC
   data-provider client until every series is loaded, then read in full; its time runs from
   the server's start to the DataFrame; its RSS is the client's plus the server's;
+* ``tbkit_tag``: ``tbkit.read(logdir, tags=["group_0/metric_0"]).scalars()``, one tag of the
+  logdir (compiled core; not in the default list);
 * ``rustboard_load``: the same server's load alone (until every series is listed to its last
   step, nothing read back): TensorBoard's figure for a logdir's load (not in the default list);
 * ``bytes``: the limit, reading every event file's bytes into memory (nothing decoded).
@@ -51,7 +53,7 @@ SIZES = {
 }
 TOOLS = ["tbkit", "tbparse", "accumulator", "rustboard", "bytes"]
 PATHS = {"native": "1", "python": "0"}  # tbkit's reader paths and their TBKIT_NATIVE
-EXTRA_TOOLS = ["accumulator_notf", "rustboard_load"]
+EXTRA_TOOLS = ["accumulator_notf", "rustboard_load", "tbkit_tag"]
 WALL0 = 1_700_000_000.0
 
 
@@ -103,6 +105,12 @@ def _read_tbkit(logdir: str, spec: dict) -> Any:
     import tbkit
 
     return tbkit.read(logdir).scalars()
+
+
+def _read_tbkit_tag(logdir: str, spec: dict) -> Any:
+    import tbkit
+
+    return tbkit.read(logdir, tags=["group_0/metric_0"]).scalars()
 
 
 def _read_bytes(logdir: str, spec: dict) -> Any:
@@ -242,6 +250,7 @@ def _read_rustboard(logdir: str, spec: dict, load_only: bool = False) -> Any:
 
 READERS = {
     "tbkit": _read_tbkit,
+    "tbkit_tag": _read_tbkit_tag,
     "tbparse": _read_tbparse,
     "accumulator": _read_accumulator,
     "accumulator_notf": _read_accumulator_notf,
@@ -335,6 +344,10 @@ def report(size: str, results: dict[str, dict], *, large: bool) -> None:
                 print(f"{name}: {mine / res['seconds']:.1f}x the time to read the bytes")
             else:
                 print(f"{name}: {res['seconds'] / mine:.2f}x faster than {tool}")
+    tag = results.get("tbkit_tag")
+    full = [results[n]["seconds"] for n in tbkits if n.startswith("tbkit[")]
+    if tag and "error" not in tag and full:
+        print(f"tbkit_tag: one tag in {100 * tag['seconds'] / full[0]:.0f}% of the time of a full read")
 
 
 def main(argv: list[str] | None = None) -> int:
