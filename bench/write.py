@@ -143,13 +143,7 @@ def run_watch(scale: float) -> float:
     loss_fn = torch.nn.CrossEntropyLoss()
 
     def loop(watched: bool) -> float:
-        model = torch.nn.Sequential(
-            torch.nn.Linear(32, 64),
-            torch.nn.ReLU(),
-            torch.nn.Linear(64, 64),
-            torch.nn.ReLU(),
-            torch.nn.Linear(64, 10),
-        )
+        model = _mlp()
         opt = torch.optim.SGD(model.parameters(), lr=0.01)
         root = tempfile.mkdtemp(prefix="bench-watch-")
         writer = tbkit.SummaryWriter(root)
@@ -180,6 +174,19 @@ def run_watch(scale: float) -> float:
     print(f"{'watch':<14}{watched * 1e6:>14.1f}")
     print(f"watch overhead: {overhead:.1f}% of step time")
     return overhead
+
+
+def _mlp() -> Any:
+    """The tiny 32-64-64-10 MLP of the training-loop cases."""
+    import torch
+
+    return torch.nn.Sequential(
+        torch.nn.Linear(32, 64),
+        torch.nn.ReLU(),
+        torch.nn.Linear(64, 64),
+        torch.nn.ReLU(),
+        torch.nn.Linear(64, 10),
+    )
 
 
 def _torch_peer() -> dict[str, Callable[[str], Any]]:
@@ -266,13 +273,7 @@ def run_loop(scale: float) -> dict[str, float]:
     )
     torch.manual_seed(0)
     x, y = torch.randn(64, 32), torch.randint(0, 10, (64,))
-    model = torch.nn.Sequential(
-        torch.nn.Linear(32, 64),
-        torch.nn.ReLU(),
-        torch.nn.Linear(64, 64),
-        torch.nn.ReLU(),
-        torch.nn.Linear(64, 10),
-    )
+    model = _mlp()
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
     loss_fn = torch.nn.CrossEntropyLoss()
     tags = [f"train/metric_{i}" for i in range(10)]
