@@ -94,7 +94,8 @@ def test_scalars_first_then_everything_equals_a_full_read(logdir: Path) -> None:
         else:
             assert _same(got[kind], frame), kind
     assert len(expected["histograms"]) > 0 and len(expected["graphs"]) > 0 and len(expected["hparams"]) == 1
-    assert sorted(got["histograms"].query("run == 'restarts' and tag == 'h'")["step"]) == [0]  # restarts replayed
+    replayed = got["histograms"].query("run == 'restarts' and tag == 'h'")["step"]  # restarts replayed
+    assert sorted(replayed) == [0]
 
 
 def test_a_first_scalars_decodes_no_other_kind(logdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
