@@ -97,8 +97,6 @@ class RunData:
         """Whether the run's tag filter keeps ``tag``."""
         return self.tag_filter is None or bool(self.tag_filter(tag))  # type: ignore[operator]
 
-    _wanted = wants
-
     def _passed_over(self, tag: str, value: summary_pb2.Summary.Value) -> bool:
         """With ``scalars_only``: whether ``value`` belongs to a series that is not scalar, told
         from its metadata (or its legacy field) without decoding it; such tags are remembered."""
@@ -109,7 +107,7 @@ class RunData:
         kind = value.WhichOneof("value")
         legacy = registry.legacy_decoder(kind) if kind not in (None, "tensor") else None
         if kind not in (None, "tensor") and legacy is None:
-            return True  # nothing TensorBoard would show (e.g. an empty value)
+            return False  # nothing TensorBoard would show (e.g. an empty value): dropped, not deferred
         if self._meta_of(value, legacy).data_class is DataClass.SCALAR:
             return False
         self.passed_over.add(tag)
@@ -166,7 +164,7 @@ class RunData:
                 self._defer(state, at)
         elif skipping and what in ("graph_def", "tagged_run_metadata"):
             tag = _GRAPH_TAG if what == "graph_def" else event.tagged_run_metadata.tag
-            if self._wanted(tag):  # run graphs and run metadata are blob series
+            if self.wants(tag):  # run graphs and run metadata are blob series
                 self.passed_over.add(tag)
                 self._defer(state, at)
         else:
@@ -195,9 +193,9 @@ class RunData:
 
     def _apply_other(self, event: event_pb2.Event, what: str | None, state: FileState) -> None:
         """Events outside summaries that a plugin keeps: run graphs and tagged run metadata."""
-        if what == "graph_def" and self._wanted(_GRAPH_TAG):
+        if what == "graph_def" and self.wants(_GRAPH_TAG):
             self._add_blob(_GRAPH_TAG, registry.event_field_plugin(what), event, event.graph_def, state)
-        elif what == "tagged_run_metadata" and self._wanted(event.tagged_run_metadata.tag):
+        elif what == "tagged_run_metadata" and self.wants(event.tagged_run_metadata.tag):
             trm = event.tagged_run_metadata
             self._add_blob(trm.tag, registry.event_field_plugin(what), event, trm.run_metadata, state)
 
@@ -237,7 +235,7 @@ class RunData:
     ) -> bool:
         """Apply one value; True when it was passed over (``skipping``: not a scalar series)."""
         tag = value.tag
-        if not self._wanted(tag):
+        if not self.wants(tag):
             return False
         if skipping and self._passed_over(tag, value):
             return True
@@ -307,7 +305,7 @@ class RunData:
         ``at``: the byte offset of each one's record; with ``scalars_only``, the records of a
         tag that is not a scalar series are passed over and remembered (:attr:`deferred`).
         """
-        if not self._wanted(tag):
+        if not self.wants(tag):
             return
         self.generation += 1
         if self.start_time is None:
