@@ -73,7 +73,7 @@ def add_flags(serve: argparse.ArgumentParser, where: argparse._MutuallyExclusive
 def _inspect(path: str, *, event_file: bool, tag: str | None) -> int:
     from tbkit.cli.inspect import format_text, inspect_logdir
     from tbkit.errors import InvalidArgumentError
-    from tbkit.reader.logdir import checked_logdir
+    from tbkit.reader.discovery import checked_logdir
     from tbkit.record import storage
 
     checked = checked_logdir(path)  # a missing path, or a file that is not an event file, fails here

@@ -6,7 +6,8 @@ files are listed in name order. Hidden directories (name starting with ``.``) ar
 skipped. All access goes through :mod:`tbkit.record.storage`.
 
 A logdir that is itself a file is one run named ``.`` holding that file (``tbkit.read`` of
-one event file); :func:`looks_like_event_file` tells whether a file is one.
+one event file); :func:`looks_like_event_file` tells whether a file is one, and
+:func:`checked_logdir` whether a path given as a logdir names anything readable.
 
 A directory holding a file-based plugin's files but no event files can be a run too (with
 no event files): each such plugin's decoder decides, by its ``run_of(directory, files)``.
@@ -18,14 +19,15 @@ The profile plugin's makes runs of profiler traces, as the profile viewers show 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
-from tbkit.errors import StorageError
+from tbkit.errors import DataError, InvalidArgumentError, PathNotFoundError, StorageError
 from tbkit.plugins import registry
 from tbkit.record import storage
 from tbkit.record.framing import HEADER_SIZE, Status, parse_record
 
-__all__ = ["discover_runs", "is_event_file", "looks_like_event_file"]
+__all__ = ["checked_logdir", "discover_runs", "is_event_file", "looks_like_event_file"]
 
 _MAX_DEPTH = 64
 
@@ -91,3 +93,39 @@ def discover_runs(logdir: str) -> dict[str, list[str]]:
                 child = entry if name == "." else f"{name}/{entry}"
                 stack.append((storage.join(path, entry), child, depth + 1))
     return dict(sorted(runs.items()))
+
+
+def checked_logdir(logdir: object) -> str:
+    """``logdir`` as a string, once it names an existing directory, event file or URL.
+
+    Raises:
+        InvalidArgumentError: ``logdir`` is not a path (``None``, a number ...) or is empty.
+        PathNotFoundError: Nothing exists at ``logdir``.
+        DataError: ``logdir`` is a file that is not an event file.
+        StorageError: ``logdir`` cannot be looked at (permissions, network ...).
+    """
+    if isinstance(logdir, os.PathLike):
+        logdir = os.fspath(logdir)
+    if isinstance(logdir, bytes):
+        logdir = os.fsdecode(logdir)
+    if not isinstance(logdir, str):
+        raise InvalidArgumentError(
+            f"logdir must be a path or an fsspec URL (str or os.PathLike), "
+            f"got {logdir!r} of type {type(logdir).__name__}"
+        )
+    if not logdir:
+        raise InvalidArgumentError("logdir is empty (''): give a directory, an event file or an fsspec URL")
+    try:
+        found = storage.exists(logdir)
+    except ValueError as exc:  # fsspec: an unknown protocol
+        raise InvalidArgumentError(f"logdir {logdir!r} cannot be opened: {exc}") from exc
+    except OSError as exc:
+        raise StorageError(f"cannot look at log directory ({exc})", path=logdir) from exc
+    if not found:
+        raise PathNotFoundError("no such log directory or event file", path=logdir)
+    if storage.is_file(logdir) and not looks_like_event_file(logdir):
+        raise DataError(
+            "not an event file: its name has no 'tfevents' and it does not start with a TFRecord",
+            path=logdir,
+        )
+    return logdir

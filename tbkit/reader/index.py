@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from tbkit.errors import InvalidArgumentError, NotFoundError, StorageError
+from tbkit.errors import InvalidArgumentError, NotFoundError
 from tbkit.plugins import registry
 from tbkit.provider import (
     DataClass,
@@ -30,15 +30,14 @@ from tbkit.provider import (
 from tbkit.reader.discovery import discover_runs
 from tbkit.reader.events import Problem, RunData
 from tbkit.reader.loader import load_file, load_passed_over
+from tbkit.reader.plugin_files import list_plugin_files, read_listed, read_plugin_file
 from tbkit.reader.series import SeriesData
 from tbkit.record import storage
 
 __all__ = [
     "LogdirIndex",
     "LogdirProvider",
-    "list_plugin_files",
     "name_filter",
-    "read_plugin_file",
 ]
 
 NameSpec = str | re.Pattern[str] | Iterable[str] | None
@@ -300,7 +299,7 @@ class LogdirProvider(SeriesProvider):
         """:meth:`read_plugin_file` of each ``(run, path)``, the plugin's files listed once."""
         listing = list_plugin_files(self.index, plugin_name, {run for run, _ in files})
         listed = {(run, f.path) for run, found in listing.items() for f in found}
-        return [_read_listed(self.index, plugin_name, run, path, listed) for run, path in files]
+        return [read_listed(self.index, plugin_name, run, path, listed) for run, path in files]
 
     def report_plugin_file_problems(
         self, plugin_name: str, *, problems: Sequence[tuple[str, str, str]]
@@ -364,59 +363,3 @@ class LogdirProvider(SeriesProvider):
                     )
                 )
         return out
-
-
-# -- the files of the file-based kinds: listed (by their decoders) and read for the provider
-
-
-def list_plugin_files(
-    index: LogdirIndex, plugin_name: str, runs: set[str] | None = None
-) -> dict[str, list[PluginFile]]:
-    """``{run: [files]}`` of a file-based plugin, paths relative to the run directory.
-
-    The plugin's decoder lists them (its ``plugin_files``); any other plugin has none.
-    """
-    spec = registry.plugins().get(plugin_name)
-    lister = (
-        getattr(registry.decoder(plugin_name), "plugin_files", None) if spec and spec.file_based else None
-    )
-    if lister is None:
-        return {}
-    out: dict[str, list[PluginFile]] = {}
-    found = lister(index.logdir, index.file_runs(), index.run_dir, index.wants_run)
-    for run, relative in found:
-        if runs is not None and run not in runs:
-            continue
-        path = storage.join(index.run_dir(run), *relative.split("/"))
-        try:
-            size = storage.size(path)
-        except StorageError:
-            continue
-        out.setdefault(run, []).append(PluginFile(run, relative, size))
-    return out
-
-
-def read_plugin_file(index: LogdirIndex, plugin_name: str, run: str, path: str) -> bytes:
-    """The bytes of a file :func:`list_plugin_files` lists; NotFoundError for any other path."""
-    listed = list_plugin_files(index, plugin_name, {run}).get(run, [])
-    if path not in {f.path for f in listed}:
-        raise NotFoundError(f"no {plugin_name} file {path!r} in run {run!r}")
-    try:
-        return storage.read_bytes(storage.join(index.run_dir(run), *path.split("/")))
-    except StorageError as exc:
-        raise NotFoundError(f"{plugin_name} file {path!r} of run {run!r} cannot be read: {exc}") from exc
-
-
-def _read_listed(
-    index: LogdirIndex, plugin_name: str, run: str, path: str, listed: set[str]
-) -> bytes | NotFoundError:
-    """:func:`read_plugin_file` against a listing already made: the bytes or the error."""
-    try:
-        if (run, path) not in listed:
-            raise NotFoundError(f"no {plugin_name} file {path!r} in run {run!r}")
-        try:
-            return storage.read_bytes(storage.join(index.run_dir(run), *path.split("/")))
-        except StorageError as exc:
-            raise NotFoundError(f"{plugin_name} file {path!r} of run {run!r} cannot be read: {exc}") from exc
-    except NotFoundError as exc:
-        return exc

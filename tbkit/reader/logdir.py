@@ -8,17 +8,16 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
-from tbkit.errors import DataError, InvalidArgumentError, PathNotFoundError, StorageError
+from tbkit.errors import InvalidArgumentError
 from tbkit.plugins import registry
 from tbkit.reader import frames
-from tbkit.reader.discovery import looks_like_event_file
+from tbkit.reader.discovery import checked_logdir
 from tbkit.reader.index import LogdirIndex, LogdirProvider, NameSpec
-from tbkit.record import storage
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Logdir", "checked_logdir", "frame_kinds", "read"]
+__all__ = ["Logdir", "frame_kinds", "read"]
 
 _DATA: list[str] = []  # the frame methods of the data, in the order they are defined
 _ABOUT: list[str] = []  # the frame methods about the logdir itself (runs, tags, problems)
@@ -64,42 +63,6 @@ def _copy_on_write() -> bool:
 
     major = int(pd.__version__.split(".")[0])
     return major >= 3 or pd.options.mode.copy_on_write is True
-
-
-def checked_logdir(logdir: object) -> str:
-    """``logdir`` as a string, once it names an existing directory, event file or URL.
-
-    Raises:
-        InvalidArgumentError: ``logdir`` is not a path (``None``, a number ...) or is empty.
-        PathNotFoundError: Nothing exists at ``logdir``.
-        DataError: ``logdir`` is a file that is not an event file.
-        StorageError: ``logdir`` cannot be looked at (permissions, network ...).
-    """
-    if isinstance(logdir, os.PathLike):
-        logdir = os.fspath(logdir)
-    if isinstance(logdir, bytes):
-        logdir = os.fsdecode(logdir)
-    if not isinstance(logdir, str):
-        raise InvalidArgumentError(
-            f"logdir must be a path or an fsspec URL (str or os.PathLike), "
-            f"got {logdir!r} of type {type(logdir).__name__}"
-        )
-    if not logdir:
-        raise InvalidArgumentError("logdir is empty (''): give a directory, an event file or an fsspec URL")
-    try:
-        found = storage.exists(logdir)
-    except ValueError as exc:  # fsspec: an unknown protocol
-        raise InvalidArgumentError(f"logdir {logdir!r} cannot be opened: {exc}") from exc
-    except OSError as exc:
-        raise StorageError(f"cannot look at log directory ({exc})", path=logdir) from exc
-    if not found:
-        raise PathNotFoundError("no such log directory or event file", path=logdir)
-    if storage.is_file(logdir) and not looks_like_event_file(logdir):
-        raise DataError(
-            "not an event file: its name has no 'tfevents' and it does not start with a TFRecord",
-            path=logdir,
-        )
-    return logdir
 
 
 def read(
