@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 import tbkit
 from tests.browser._ui import WAIT_MS, open_dashboard, scalar_card, wait_chart
@@ -78,8 +79,7 @@ def test_markdown_text_is_sanitized(page, serve, logdir, page_problems):
     open_dashboard(page, server.url, "text")
     page.locator(".dashboard[data-dashboard='text']").wait_for(timeout=WAIT_MS)
     bold = page.locator(".dashboard strong", has_text="bold")
-    bold.first.wait_for(timeout=WAIT_MS)
-    assert bold.count() == len(RUNS)  # the Markdown was rendered, once per run
+    expect(bold).to_have_count(len(RUNS), timeout=WAIT_MS)  # the Markdown was rendered, once per run
     _assert_nothing_ran(page)
     body = page.locator(".dashboard").inner_text()
     assert "before" in body and "after" in body
