@@ -1,0 +1,54 @@
+"""The storage layer and the reader against a real S3-compatible server on loopback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import tbkit
+from tbkit.errors import StorageError
+from tbkit.record import storage
+from tests._s3 import S3Server, s3  # noqa: F401  (the fixture)
+
+BUCKET = "s3://tbkit-test"
+
+
+def test_storage_calls(s3: S3Server) -> None:  # noqa: F811
+    base = f"{BUCKET}/dir"
+    storage.makedirs(base)
+    storage.write_bytes(storage.join(base, "a.bin"), b"0123456789")
+    path = storage.join(base, "a.bin")
+    assert storage.read_bytes(path) == b"0123456789"
+    assert storage.read_bytes(path, start=4, limit=3) == b"456"
+    assert storage.size(path) == 10
+    assert storage.is_file(path) and storage.exists(path)
+    assert storage.listdir(base) == [("a.bin", False)]
+    with pytest.raises(StorageError) as missing:
+        storage.read_bytes(storage.join(base, "none"))
+    assert missing.value.path == storage.join(base, "none")
+    assert s3.counts()["PUT"] >= 1  # the bytes did go to the server
+
+
+def _upload(local: Path, url: str) -> None:
+    for file in local.rglob("*"):
+        if file.is_file():
+            target = storage.join(url, *file.relative_to(local).parts)
+            storage.makedirs(target.rsplit("/", 1)[0])
+            storage.write_bytes(target, file.read_bytes())
+
+
+def test_reading_a_logdir_on_s3_gives_the_local_frames(s3: S3Server, tmp_path: Path) -> None:  # noqa: F811
+    for run in ("a", "b/c"):
+        with tbkit.SummaryWriter(str(tmp_path / run)) as w:
+            for step in range(50):
+                w.add_scalar("loss", 1.0 / (step + 1), step)
+                w.add_text("note", f"step {step}", step)
+    _upload(tmp_path, f"{BUCKET}/logs")
+    local, remote = tbkit.read(str(tmp_path)), tbkit.read(f"{BUCKET}/logs")
+    for kind in ("scalars", "text"):
+        pd.testing.assert_frame_equal(local.frame(kind), remote.frame(kind))
+    assert remote.problems().empty
+    counts = s3.counts()
+    assert counts["LIST"] >= 1 and counts["GET"] + counts["RANGED_GET"] >= 2  # listed, then read
