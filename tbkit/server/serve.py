@@ -26,12 +26,12 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from waitress import wasyncore
-from waitress.server import create_server
 
 from tbkit._memory import settle_heap
 from tbkit.errors import TbkitError
 from tbkit.provider import DataProvider
 from tbkit.server.app import create_app
+from tbkit.server.connections import REQUEST_TIMEOUT, GuardedServer
 from tbkit.server.reload import Reloader, ReloadState
 
 __all__ = ["DEFAULT_PORT", "ServerHandle", "serve", "start"]
@@ -129,6 +129,8 @@ def start(
     samples_per_plugin: Mapping[str, int | None] | None = None,
     threads: int = THREADS,
     on_first_load: Callable[[], None] | None = None,
+    connection_limit: int | None = None,
+    request_timeout: float = REQUEST_TIMEOUT,
 ) -> ServerHandle:
     """Serve ``provider`` in a background thread; returns once the socket listens.
 
@@ -144,6 +146,10 @@ def start(
         samples_per_plugin: Default points per series, by plugin (None: all).
         threads: Request worker threads.
         on_first_load: Called in the reload thread once the first reload succeeded.
+        connection_limit: Open client connections at most; at the limit the one waiting
+            longest on its client is closed (default: from the open-file limit).
+        request_timeout: Seconds a request may take to arrive whole before its connection
+            is closed (slow clients never hold a worker thread: they get none until then).
     """
     host = "127.0.0.1" if host == "localhost" else host
     settle_heap()  # before the request and reload threads start
@@ -158,11 +164,13 @@ def start(
     sock = _bind(host, port, search_port)
     socket_map: dict[int, Any] = {}
     try:
-        server = create_server(
+        server = GuardedServer.create(
             app,
-            map=socket_map,
-            sockets=[sock],
+            sock,
+            socket_map,
             threads=threads,
+            connection_limit=connection_limit,
+            request_timeout=request_timeout,
             ident="tbkit",
             outbuf_overflow=OUTBUF_OVERFLOW,
         )
