@@ -31,6 +31,18 @@ def _fs(path: str) -> tuple[Any, str]:
     return fs, stripped
 
 
+def _fresh_fs(path: str) -> tuple[Any, str]:
+    """:func:`_fs` with fsspec's cached listings of ``path`` (and its parents) dropped.
+
+    Object stores' filesystems (s3fs, gcsfs ...) cache listings, sizes included, for the life
+    of the instance, and the instance is shared: without this, a reader polling a logdir
+    would never see the runs and bytes another process wrote since its first look.
+    """
+    fs, stripped = _fs(path)
+    fs.invalidate_cache(stripped)
+    return fs, stripped
+
+
 def join(base: str, *parts: str) -> str:
     """Join path components, with ``/`` for URLs and the OS separator for local paths."""
     if is_local(base):
@@ -69,7 +81,7 @@ def read_bytes(path: str, start: int = 0, limit: int | None = None) -> bytes:
                 if start:
                     f.seek(start)
                 return f.read(size)
-        fs, p = _fs(path)
+        fs, p = _fresh_fs(path)
         with fs.open(p, "rb") as f:
             if start:
                 f.seek(start)
@@ -83,7 +95,7 @@ def size(path: str) -> int:
     try:
         if is_local(path):
             return os.stat(_local(path)).st_size
-        fs, p = _fs(path)
+        fs, p = _fresh_fs(path)
         return int(fs.size(p))
     except OSError as exc:
         raise StorageError(f"cannot stat file ({exc.strerror or exc})", path=path) from exc
@@ -95,7 +107,7 @@ def listdir(path: str) -> list[tuple[str, bool]]:
         if is_local(path):
             with os.scandir(_local(path)) as it:
                 return sorted((e.name, e.is_dir()) for e in it)
-        fs, p = _fs(path)
+        fs, p = _fresh_fs(path)
         infos = fs.ls(p, detail=True)
         if len(infos) == 1 and infos[0].get("type") != "directory" and _same(infos[0]["name"], p):
             # fsspec lists a file as itself; a file is not a directory, as on local disks
@@ -118,7 +130,7 @@ def is_file(path: str) -> bool:
     try:
         if is_local(path):
             return os.path.isfile(_local(path))
-        fs, p = _fs(path)
+        fs, p = _fresh_fs(path)
         return bool(fs.isfile(p))
     except OSError:
         return False
@@ -128,7 +140,7 @@ def exists(path: str) -> bool:
     """True if a file or directory exists at ``path``."""
     if is_local(path):
         return os.path.exists(_local(path))
-    fs, p = _fs(path)
+    fs, p = _fresh_fs(path)
     return bool(fs.exists(p))
 
 

@@ -32,11 +32,13 @@ def test_storage_calls(s3: S3Server) -> None:  # noqa: F811
 
 
 def _upload(local: Path, url: str) -> None:
+    """Put every file under ``local`` at ``url``, as another process would (its own client)."""
+    import s3fs
+
+    fs = s3fs.S3FileSystem(skip_instance_cache=True)
     for file in local.rglob("*"):
         if file.is_file():
-            target = storage.join(url, *file.relative_to(local).parts)
-            storage.makedirs(target.rsplit("/", 1)[0])
-            storage.write_bytes(target, file.read_bytes())
+            fs.pipe_file(url + "/" + "/".join(file.relative_to(local).parts), file.read_bytes())
 
 
 def test_reading_a_logdir_on_s3_gives_the_local_frames(s3: S3Server, tmp_path: Path) -> None:  # noqa: F811
@@ -52,3 +54,24 @@ def test_reading_a_logdir_on_s3_gives_the_local_frames(s3: S3Server, tmp_path: P
     assert remote.problems().empty
     counts = s3.counts()
     assert counts["LIST"] >= 1 and counts["GET"] + counts["RANGED_GET"] >= 2  # listed, then read
+
+
+def test_a_reload_sees_new_runs_and_grown_files(s3: S3Server, tmp_path: Path) -> None:  # noqa: F811
+    """A reader's listings and sizes are not served from fsspec's cache (they were: nothing new
+    was ever seen by a reload of an S3 logdir)."""
+    writer = tbkit.SummaryWriter(str(tmp_path / "a"))
+    for step in range(10):
+        writer.add_scalar("loss", float(step), step)
+    writer.flush()
+    _upload(tmp_path, f"{BUCKET}/logs")
+    logdir = tbkit.read(f"{BUCKET}/logs")
+    assert len(logdir.scalars()) == 10
+
+    for step in range(10, 25):
+        writer.add_scalar("loss", float(step), step)
+    writer.close()  # the object grows: uploaded again, whole, as a writer to S3 does today
+    with tbkit.SummaryWriter(str(tmp_path / "b")) as other:
+        other.add_scalar("loss", 1.0, 0)
+    _upload(tmp_path, f"{BUCKET}/logs")
+    frame = logdir.reload().scalars()
+    assert frame.groupby("run", observed=True).size().to_dict() == {"a": 25, "b": 1}
