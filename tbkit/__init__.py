@@ -9,8 +9,18 @@ Example:
 from tbkit import errors
 from tbkit._version import __version__
 from tbkit.plugins.scalars.aggregate import aggregate
+from tbkit.reader.distributed import read_dask
 from tbkit.reader.iterator import summary_iterator
 from tbkit.reader.logdir import Logdir, read
 from tbkit.writer.summary_writer import SummaryWriter
 
-__all__ = ["Logdir", "SummaryWriter", "__version__", "aggregate", "errors", "read", "summary_iterator"]
+__all__ = [
+    "Logdir",
+    "SummaryWriter",
+    "__version__",
+    "aggregate",
+    "errors",
+    "read",
+    "read_dask",
+    "summary_iterator",
+]

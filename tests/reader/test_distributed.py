@@ -1,0 +1,97 @@
+"""Logdirs as Dask DataFrames, computed on a real dask.distributed cluster on loopback."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import tbkit
+from tbkit.errors import MissingDependencyError
+from tbkit.reader.distributed import expand_logdirs, read_dask
+
+distributed = pytest.importorskip("distributed", reason="the dask extra is not installed")
+
+
+@pytest.fixture(scope="module")
+def cluster_client() -> Iterator[object]:
+    """Two single-threaded worker processes on 127.0.0.1, no dashboard."""
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+    )
+    client = distributed.Client(cluster)
+    try:
+        yield client
+    finally:
+        client.close()
+        cluster.close()
+
+
+def _write(root: Path, run: str, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    with tbkit.SummaryWriter(str(root / run)) as w:
+        for step in range(20):
+            w.add_scalar("loss", float(rng.normal()), step)
+            w.add_scalar("acc", float(rng.uniform()), step)
+            if step % 5 == 0:
+                w.add_histogram("weights", rng.normal(size=100), step)
+                w.add_text("note", f"step {step}", step)
+
+
+def _plain(frame: pd.DataFrame) -> pd.DataFrame:
+    """Rows in a fixed order, categories as strings: what two equal frames share."""
+    out = frame.copy()
+    for column in ("run", "tag"):
+        out[column] = out[column].astype(str)
+    return out.sort_values(["run", "tag", "step"], kind="stable").reset_index(drop=True)
+
+
+@pytest.fixture(scope="module")
+def logdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("dask-logdir")
+    for i, run in enumerate(("a", "b", "nested/c")):
+        _write(root, run, i)
+    _write(root, ".", 9)  # the logdir's own run
+    return root
+
+
+@pytest.mark.parametrize("kind", ["scalars", "histograms", "text"])
+def test_equals_the_pandas_frame_on_a_cluster(logdir: Path, kind: str, cluster_client: object) -> None:
+    frame = read_dask(str(logdir), kind)
+    expected = tbkit.read(str(logdir)).frame(kind)
+    assert frame.npartitions == 4  # one per run
+    assert list(frame.columns) == list(expected.columns)
+    assert frame.dtypes.to_dict() == {
+        name: dtype if not isinstance(dtype, pd.CategoricalDtype) else frame.dtypes[name]
+        for name, dtype in expected.dtypes.items()
+    }
+    assert all(isinstance(frame.dtypes[c], pd.CategoricalDtype) for c in ("run", "tag"))
+    got = frame.compute()  # on the cluster: the client made itself the default
+    left, right = _plain(got), _plain(expected)
+    if kind == "histograms":
+        for column in ("edges", "counts"):
+            assert all(np.array_equal(x, y) for x, y in zip(left.pop(column), right.pop(column), strict=True))
+    pd.testing.assert_frame_equal(left, right)
+
+
+def test_several_logdirs_and_a_glob_name_runs_by_their_logdir(tmp_path: Path) -> None:
+    for exp in ("exp1", "exp2"):
+        _write(tmp_path / exp, "train", 0)
+    frame = read_dask(str(tmp_path / "exp*")).compute(scheduler="sync")
+    assert sorted(frame["run"].astype(str).unique()) == ["exp1/train", "exp2/train"]
+    listed = read_dask([str(tmp_path / "exp1"), str(tmp_path / "exp2")], runs=["exp2/train"])
+    assert listed.npartitions == 1
+    assert set(listed.compute(scheduler="sync")["run"].astype(str)) == {"exp2/train"}
+    assert expand_logdirs(str(tmp_path / "nothing-*")) == []
+    empty = read_dask(str(tmp_path / "nothing-*")).compute()
+    assert empty.empty and list(empty.columns) == ["run", "tag", "step", "wall_time", "value"]
+
+
+def test_without_dask_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch, logdir: Path) -> None:
+    monkeypatch.setitem(sys.modules, "dask.dataframe", None)
+    with pytest.raises(MissingDependencyError, match=r"tbkit\[dask\]"):
+        read_dask(str(logdir))
