@@ -14,12 +14,21 @@ from tbkit.reader.iterator import summary_iterator
 from tbkit.reader.logdir import Logdir, read
 from tbkit.writer.summary_writer import SummaryWriter
 
+
+def load_ipython_extension(ipython: object) -> None:
+    """``%load_ext tbkit`` in IPython and Jupyter: the ``%tbkit`` magic (see :mod:`tbkit.notebook`)."""
+    from tbkit.notebook import load_ipython_extension as load
+
+    load(ipython)
+
+
 __all__ = [
     "Logdir",
     "SummaryWriter",
     "__version__",
     "aggregate",
     "errors",
+    "load_ipython_extension",
     "read",
     "read_dask",
     "summary_iterator",

@@ -83,14 +83,12 @@ def open_logdir(
     Raises:
         NotFoundError: A local ``logdir`` that does not exist, or a logdir without event files.
     """
-    import tbkit
+    from tbkit.reader.logdir import read
 
     if storage.is_local(logdir) and not storage.exists(logdir):
         raise NotFoundError(f"no such log directory: {logdir}")
     tag_spec = search_regex(tags, "tags") if isinstance(tags, str) else tags
-    ld = tbkit.read(
-        logdir, runs=search_regex(runs, "runs"), tags=tag_spec, purge_orphaned_data=purge_orphaned_data
-    )
+    ld = read(logdir, runs=search_regex(runs, "runs"), tags=tag_spec, purge_orphaned_data=purge_orphaned_data)
     index = ld.provider.index  # read in slices to drive the bar (tbkit.read has no progress hook)
     files = index.files()
     if not files:
