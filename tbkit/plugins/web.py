@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -53,6 +52,7 @@ from flask import Response, current_app, request
 
 from tbkit.errors import InvalidArgumentError, NotFoundError
 from tbkit.plugins.colors import run_color
+from tbkit.plugins.patterns import ClientPattern, compile_client
 from tbkit.provider import BlobSequenceDatum, DataProvider, RunTagFilter
 
 __all__ = [
@@ -191,17 +191,16 @@ def float_param(
     return value
 
 
-def regex_param(args: Mapping[str, Any], name: str) -> re.Pattern[str] | None:
-    """An optional regular expression parameter (None when absent or empty)."""
+def regex_param(args: Mapping[str, Any], name: str, *, ignore_case: bool = False) -> ClientPattern | None:
+    """An optional regular expression parameter (None when absent or empty), matched in linear time.
+
+    Compiled by :func:`tbkit.plugins.patterns.compile_client` (RE2): a pattern RE2 refuses
+    or that is too costly is a 400. The result has ``search``, ``match`` and ``fullmatch``.
+    """
     raw = args.get(name)
     if raw is None or raw == "":
         return None
-    if not isinstance(raw, str):
-        raise InvalidArgumentError(f"parameter {name!r} must be a string")
-    try:
-        return re.compile(raw)
-    except re.error as exc:
-        raise InvalidArgumentError(f"parameter {name!r} is not a valid regular expression: {exc}") from None
+    return compile_client(raw, name, ignore_case=ignore_case)
 
 
 def known_runs(names: Iterable[str]) -> list[str]:

@@ -9,7 +9,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -20,6 +19,7 @@ from tbkit.errors import InvalidArgumentError
 from tbkit.plugins import web
 from tbkit.plugins.custom_scalars.layout import layout_json, provider_layout
 from tbkit.plugins.custom_scalars.metadata import PLUGIN_NAME
+from tbkit.plugins.patterns import compile_client
 from tbkit.plugins.scalars import query
 from tbkit.plugins.scalars.metadata import PLUGIN_NAME as SCALARS
 from tbkit.plugins.scalars.params import chart_options
@@ -60,8 +60,8 @@ def scalars() -> Response:
     invalid = []
     for text in regexes:
         try:
-            patterns.append(re.compile(text))
-        except re.error:
+            patterns.append(compile_client(text, "tags"))
+        except InvalidArgumentError:
             invalid.append(text)  # a layout is logged data: a bad regex matches nothing
 
     def keep(run: str, tag: str) -> bool:

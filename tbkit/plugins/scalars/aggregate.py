@@ -31,8 +31,13 @@ if TYPE_CHECKING:
 
     import pandas as pd
 
-    # A regex (one capture group names the group), "hparam:NAME", {run: group}, or run -> group.
-    GroupBy: TypeAlias = str | Mapping[str, str] | Callable[[str], str | None]
+    from tbkit.plugins.patterns import ClientPattern
+
+    # A regex (one capture group names the group; as text or compiled), "hparam:NAME",
+    # {run: group}, or run -> group.
+    GroupBy: TypeAlias = (
+        str | re.Pattern[str] | ClientPattern | Mapping[str, str] | Callable[[str], str | None]
+    )
     HParams: TypeAlias = pd.DataFrame | Mapping[str, Mapping[str, Any]]
 
 __all__ = ["BANDS", "COLUMNS", "HPARAM_PREFIX", "STATS", "aggregate", "group_runs"]
@@ -104,9 +109,11 @@ def group_runs(
 
     Args:
         runs: Run names.
-        by: A regular expression searched in each run name, whose first capture group (or
-            whole match, without groups) names the group; ``"hparam:NAME"``, grouping by the
-            value of hyperparameter ``NAME`` (group ``NAME=value``; needs ``hparams``); a
+        by: A regular expression (text, or compiled: an ``re.Pattern`` or a server-side
+            :class:`~tbkit.plugins.patterns.ClientPattern`) searched in each run name, whose
+            first capture group (or whole match, without groups) names the group;
+            ``"hparam:NAME"``, grouping by the value of hyperparameter ``NAME`` (group
+            ``NAME=value``; needs ``hparams``); a
             ``{run: group}`` mapping; or a function of the run name returning its group (or None).
         hparams: ``Logdir.hparams()``, or ``{session run: {name: value}}``. A run takes the
             value of its own session, else of the nearest session it is under, else the one
@@ -134,11 +141,13 @@ def group_runs(
         for run in names:
             value = _hparam_of(run, sessions)
             found[run] = None if _missing(value) else f"{name}={_label(value)}"
-    elif isinstance(by, str):
-        try:
-            pattern = re.compile(by)
-        except re.error as exc:
-            raise InvalidArgumentError(f"group regex {by!r} is not valid: {exc}") from None
+    elif isinstance(by, str) or hasattr(by, "search"):
+        pattern: Any = by
+        if isinstance(by, str):
+            try:
+                pattern = re.compile(by)
+            except re.error as exc:
+                raise InvalidArgumentError(f"group regex {by!r} is not valid: {exc}") from None
         found = {}
         for run in names:
             match = pattern.search(run)

@@ -11,7 +11,7 @@ the band a chart draws equals ``tbkit.read(logdir).aggregate(...)`` at every ste
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -22,6 +22,8 @@ from tbkit.provider import DataProvider
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from tbkit.plugins.scalars.aggregate import GroupBy
 
 __all__ = ["group_frame", "group_payload", "hparam_names", "session_hparams"]
 
@@ -44,7 +46,7 @@ def group_frame(
     plugin_name: str,
     tag: str,
     runs: Iterable[str] | None,
-    by: str | Mapping[str, str],
+    by: GroupBy,
     *,
     stat: str,
     band: str,

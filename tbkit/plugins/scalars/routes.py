@@ -11,8 +11,10 @@ from flask import Blueprint, Response, current_app
 
 from tbkit.errors import InvalidArgumentError, NotFoundError
 from tbkit.plugins import web
+from tbkit.plugins.patterns import ClientPattern, compile_client
 from tbkit.plugins.scalars import groups as run_groups
 from tbkit.plugins.scalars import query
+from tbkit.plugins.scalars.aggregate import HPARAM_PREFIX
 from tbkit.plugins.scalars.metadata import PLUGIN_NAME
 from tbkit.plugins.scalars.params import MAX_POINTS, chart_options
 from tbkit.plugins.scalars.payloads import PayloadCache, version_of_columns
@@ -82,7 +84,7 @@ def _cache() -> PayloadCache:
     return current_app.extensions.setdefault(_PAYLOADS, PayloadCache())
 
 
-def _group_by(args: Mapping[str, Any]) -> str | dict[str, str]:
+def _group_by(args: Mapping[str, Any]) -> str | ClientPattern | dict[str, str]:
     """``groups`` (``{run: group}`` or its JSON text), else ``group_by`` (a regex or ``hparam:NAME``)."""
     mapping = args.get("groups")
     if mapping not in (None, ""):
@@ -98,7 +100,8 @@ def _group_by(args: Mapping[str, Any]) -> str | dict[str, str]:
         return mapping
     if args.get("group_by") in (None, ""):
         raise InvalidArgumentError("give 'group_by' (a regex or hparam:NAME) or 'groups' ({run: group})")
-    return web.str_param(args, "group_by")
+    by = web.str_param(args, "group_by")
+    return by if by.startswith(HPARAM_PREFIX) else compile_client(by, "group_by")
 
 
 def _group_rows(args: Mapping[str, Any]) -> tuple[Any, dict[str, list[str]], dict[str, str]]:

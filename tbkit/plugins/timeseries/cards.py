@@ -19,17 +19,33 @@ Example:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from tbkit.provider import DataClass, DataProvider
 
-__all__ = ["KINDS", "Card", "Section", "all_cards", "group_of", "matching_tags", "page_of", "search"]
+__all__ = [
+    "KINDS",
+    "Card",
+    "Section",
+    "TagPattern",
+    "all_cards",
+    "group_of",
+    "matching_tags",
+    "page_of",
+    "search",
+]
 
 KINDS = ("scalars", "histograms", "images")  # the card kinds, in the order a tag's cards come
 _KIND_ORDER = {kind: i for i, kind in enumerate(KINDS)}
+
+
+class TagPattern(Protocol):
+    """What filters tags: a client pattern (:mod:`tbkit.plugins.patterns`) or an ``re.Pattern``."""
+
+    def search(self, text: str, /) -> object | None:
+        """A match anywhere in ``text``, or None."""
 
 
 @dataclass(frozen=True)
@@ -114,7 +130,7 @@ def all_cards(provider: DataProvider) -> list[Card]:
     return cards
 
 
-def _matches(cards: Iterable[Card], pattern: re.Pattern[str] | None, kind: str) -> list[Card]:
+def _matches(cards: Iterable[Card], pattern: TagPattern | None, kind: str) -> list[Card]:
     return [
         c
         for c in cards
@@ -123,7 +139,7 @@ def _matches(cards: Iterable[Card], pattern: re.Pattern[str] | None, kind: str) 
 
 
 def search(
-    cards: Sequence[Card], *, pattern: re.Pattern[str] | None, kind: str, pinned: frozenset[tuple[str, str]]
+    cards: Sequence[Card], *, pattern: TagPattern | None, kind: str, pinned: frozenset[tuple[str, str]]
 ) -> list[Section]:
     """The sections of the cards of ``kind`` ("all": every kind) whose tag ``pattern`` finds.
 
@@ -188,7 +204,7 @@ def page_of(sections: Sequence[Section], *, columns: int, rows: int, page: int) 
 
 
 def matching_tags(
-    cards: Sequence[Card], *, pattern: re.Pattern[str] | None, kind: str, offset: int, limit: int
+    cards: Sequence[Card], *, pattern: TagPattern | None, kind: str, offset: int, limit: int
 ) -> dict[str, Any]:
     """The distinct tags of the matching cards, sorted: ``{"total", "offset", "tags"}`` from ``offset``."""
     tags = list(dict.fromkeys(c.tag for c in _matches(cards, pattern, kind)))

@@ -11,7 +11,6 @@ The cards' data come from the scalars, histograms and images routes.
 from __future__ import annotations
 
 import json
-import re
 import threading
 from collections.abc import Mapping
 from typing import Any
@@ -20,6 +19,7 @@ from flask import Blueprint, Response, current_app
 
 from tbkit.errors import InvalidArgumentError
 from tbkit.plugins import web
+from tbkit.plugins.patterns import ClientPattern
 from tbkit.plugins.timeseries import cards as card_pages
 from tbkit.provider import DataProvider
 
@@ -66,10 +66,9 @@ def _cards() -> list[card_pages.Card]:
     return found
 
 
-def _pattern(args: Mapping[str, Any]) -> re.Pattern[str] | None:
+def _pattern(args: Mapping[str, Any]) -> ClientPattern | None:
     """The ``regex`` parameter, matched anywhere in a tag and ignoring case (400 when it is not valid)."""
-    found = web.regex_param(args, "regex")
-    return None if found is None else re.compile(found.pattern, re.IGNORECASE)
+    return web.regex_param(args, "regex", ignore_case=True)
 
 
 def _kind(args: Mapping[str, Any]) -> str:
