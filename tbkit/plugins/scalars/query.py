@@ -15,6 +15,7 @@ Example:
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import math
@@ -261,10 +262,10 @@ def to_csv(columns: Columns) -> str:
 
 
 def to_json_rows(columns: Columns) -> str:
-    """A JSON list of ``{"step", "wall_time", "value"}``; non-finite values as ``null``."""
+    """A JSON list of ``{"step", "wall_time", "value"}``; non-finite values and wall times as ``null``."""
     steps, walls, values = columns
     rows = [
-        {"step": s, "wall_time": w, "value": v if math.isfinite(v) else None}
+        {"step": s, "wall_time": w if math.isfinite(w) else None, "value": v if math.isfinite(v) else None}
         for s, w, v in zip(steps.tolist(), walls.tolist(), values.tolist(), strict=True)
     ]
     return json.dumps(rows, separators=(",", ":"), allow_nan=False)
@@ -273,14 +274,30 @@ def to_json_rows(columns: Columns) -> str:
 _UNSAFE = re.compile(r"[^A-Za-z0-9._\-+=@ ]")
 
 
+MAX_PART = 120  # characters of one path part (file systems allow 255 bytes)
+MAX_PATH = 1000  # characters of a whole member path (a zip allows 65,535 bytes)
+
+
+def _shortened(text: str, limit: int) -> str:
+    """``text`` when it fits in ``limit``, else its start and a digest of the whole (still unique)."""
+    if len(text) <= limit:
+        return text
+    digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+    return f"{text[: limit - len(digest) - 1].rstrip('/ ')}~{digest}"
+
+
 def safe_path(*names: str) -> str:
-    """A relative zip member path from run and tag names: each ``/`` part made filesystem-safe."""
+    """A relative zip member path from run and tag names: each ``/`` part made filesystem-safe.
+
+    A part longer than :data:`MAX_PART` characters, or a path longer than :data:`MAX_PATH`,
+    is cut and ends with ``~`` and a digest of what was cut, so distinct names stay distinct.
+    """
     parts = []
     for name in names:
         for part in name.split("/"):
             cleaned = _UNSAFE.sub("_", part).strip(" ")
-            parts.append("_" if cleaned in ("", ".", "..") else cleaned)
-    return "/".join(parts)
+            parts.append("_" if cleaned in ("", ".", "..") else _shortened(cleaned, MAX_PART))
+    return _shortened("/".join(parts), MAX_PATH)
 
 
 def zip_of_csv(entries: Iterable[tuple[str, str, Columns]]) -> bytes:
