@@ -3,7 +3,8 @@
 Names split at ``/`` into scopes (``net/fc/add`` lives in ``net/fc``, inside ``net``). A
 node whose name is also a scope (``a`` next to ``a/b``) is kept inside that scope. Inputs
 are node names with an optional ``^`` (a control input) and ``:k`` (the ``k``-th output);
-an input naming no node of the graph is kept for the details but draws no edge.
+an input naming no node of the graph is kept for the details but draws no edge. Scopes
+nest :data:`MAX_DEPTH` levels at most.
 
 :meth:`ScopedGraph.visible` answers what the page shows for a set of expanded scopes:
 every op whose scopes are all expanded, every collapsed scope whose parents are, and the
@@ -24,14 +25,32 @@ Example:
 
 from __future__ import annotations
 
+import bisect
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ROOT", "ScopedGraph", "View", "VisibleEdge", "VisibleItem", "input_name"]
+__all__ = ["MAX_DEPTH", "ROOT", "ScopedGraph", "View", "VisibleEdge", "VisibleItem", "input_name"]
 
 ROOT = 0  # the index of the root scope (name "")
+# Scopes nest this deep at most: an op deeper down is drawn in its scope at this depth (a
+# hostile 3,000-level name would otherwise cost memory quadratic in its length).
+MAX_DEPTH = 256
+
+
+def _is_scope(name: str, ordered: Sequence[str]) -> bool:
+    """Whether another of the sorted names ``ordered`` lies under ``name`` (``name/...``)."""
+    below = name + "/"
+    i = bisect.bisect_left(ordered, below)
+    return i < len(ordered) and ordered[i].startswith(below)
+
+
+def _capped(scope: str) -> str:
+    """``scope`` cut to its first :data:`MAX_DEPTH` levels (deeper ones are drawn in the last)."""
+    if scope.count("/") < MAX_DEPTH:
+        return scope
+    return "/".join(scope.split("/", MAX_DEPTH)[:MAX_DEPTH])
 
 
 def input_name(raw: str, names: Mapping[str, int]) -> tuple[str, bool]:
@@ -108,15 +127,11 @@ class ScopedGraph:
         self.scope_parent: list[int] = [-1]
         self.scope_index: dict[str, int] = {"": ROOT}
         self.child_scopes: list[list[int]] = [[]]
-        prefixes = set()
-        for name in self.names:
-            parts = name.split("/")
-            for k in range(1, len(parts)):
-                prefixes.add("/".join(parts[:k]))
+        ordered = sorted(self.names)
         self.op_scope: list[int] = []
         for name in self.names:
-            home = name if name in prefixes else name.rpartition("/")[0]
-            self.op_scope.append(self._scope(home))
+            home = name if _is_scope(name, ordered) else name.rpartition("/")[0]
+            self.op_scope.append(self._scope(_capped(home)))
         self.child_ops: list[list[int]] = [[] for _ in self.scope_names]
         for op, scope in enumerate(self.op_scope):
             self.child_ops[scope].append(op)
@@ -143,17 +158,20 @@ class ScopedGraph:
 
     def _scope(self, name: str) -> int:
         """The index of scope ``name``, created (with its parents) when new."""
-        found = self.scope_index.get(name)
-        if found is not None:
-            return found
-        parent = self._scope(name.rpartition("/")[0]) if "/" in name else ROOT
-        index = len(self.scope_names)
-        self.scope_names.append(name)
-        self.scope_parent.append(parent)
-        self.scope_index[name] = index
-        self.child_scopes.append([])
-        self.child_scopes[parent].append(index)
-        return index
+        missing = []  # the scope and its parents not seen yet, innermost first
+        while name not in self.scope_index:
+            missing.append(name)
+            name = name.rpartition("/")[0] if "/" in name else ""
+        parent = self.scope_index[name]
+        for created in reversed(missing):
+            index = len(self.scope_names)
+            self.scope_names.append(created)
+            self.scope_parent.append(parent)
+            self.scope_index[created] = index
+            self.child_scopes.append([])
+            self.child_scopes[parent].append(index)
+            parent = index
+        return parent
 
     def ancestors(self, scope: int) -> list[int]:
         """The scope and its parents up to (not including) the root, outermost first."""
@@ -181,7 +199,7 @@ class ScopedGraph:
         """The scope indices of ``expanded`` names (unknown ones dropped) with their parents added."""
         out: set[int] = set()
         for name in expanded:
-            scope = self.scope_index.get(name)
+            scope = self.scope_index.get(_capped(name))
             if scope is not None and scope != ROOT:
                 out.update(self.ancestors(scope))
         return frozenset(out)
