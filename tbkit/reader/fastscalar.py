@@ -23,14 +23,20 @@ when :func:`tbkit.record.native.core` selects it; :func:`extract_python` is the 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
 
 from tbkit.proto.types_pb2 import DT_DOUBLE, DT_FLOAT
 from tbkit.record import native, wire
+from tbkit.record.framing import HEADER_SIZE
+from tbkit.record.scan import REASON_DATA_CRC, REASON_LENGTH_CRC, RecordScan, scan_records_python
 
-__all__ = ["FastScalars", "extract", "extract_python"]
+__all__ = ["FastScalars", "extract", "extract_python", "peek_tags", "scan_extract"]
+
+Keep = Callable[[str], bool]
+_REASONS = (REASON_LENGTH_CRC, REASON_DATA_CRC)  # the compiled core's problem kinds 0 and 1
 
 SIMPLE_VALUE = 0
 TENSOR_FLOAT = 1  # a rank-0 tensor (float32 or float64): its series' metadata decides the kind
@@ -145,11 +151,13 @@ def _intern(buf: bytes, pos: int, length: int, tags: list[str], known: dict[byte
     return found
 
 
-def extract(buf: bytes, starts: np.ndarray, lengths: np.ndarray) -> FastScalars:
+def extract(buf: bytes, starts: np.ndarray, lengths: np.ndarray, keep: Keep | None = None) -> FastScalars:
     """Decode the single-scalar events among the records at ``starts``/``lengths`` of ``buf``.
 
     The compiled core does it when selected (:mod:`tbkit.record.native`; a record outside
     ``buf`` is then a ``ValueError``), else :func:`extract_python`; the results are the same.
+    ``keep`` (told each distinct tag once) leaves out the scalars of the tags it refuses:
+    their records are still ``handled``, but not listed (nor their tags).
 
     Example:
         >>> from tbkit.proto import event_pb2, summary_pb2
@@ -161,7 +169,7 @@ def extract(buf: bytes, starts: np.ndarray, lengths: np.ndarray) -> FastScalars:
     """
     core = native.core()
     if core is None:
-        return extract_python(buf, starts, lengths)
+        return _kept(extract_python(buf, starts, lengths), keep)
     count = len(starts)
     starts = np.ascontiguousarray(starts, dtype=np.int64)
     lengths = np.ascontiguousarray(lengths, dtype=np.int64)
@@ -174,10 +182,137 @@ def extract(buf: bytes, starts: np.ndarray, lengths: np.ndarray) -> FastScalars:
         np.empty(count, np.float64),  # wall times
         np.empty(count, np.float64),  # values
     )
-    found, tags = core.extract(buf, starts, lengths, handled, *cols)
+    found, tags = core.extract(buf, starts, lengths, handled, *cols, keep)
     # Few scalars among many records: copy them out rather than keep the long arrays alive.
     part = [c[:found] if found == count else c[:found].copy() for c in cols]
     return FastScalars(handled, part[0], tags, part[1], part[2], part[3], part[4], part[5])
+
+
+def scan_extract(
+    buf: bytes, start: int = 0, *, resyncing: bool = False, keep: Keep | None = None
+) -> tuple[RecordScan, FastScalars]:
+    """:func:`~tbkit.record.scan.scan_records` and :func:`extract` of the records it finds.
+
+    The compiled core does both in one pass over the bytes (each record decoded while it is
+    in the cache); the pure-Python path runs the two in turn. The results are the same.
+
+    Example:
+        >>> from tbkit.proto import event_pb2, summary_pb2
+        >>> from tbkit.record.framing import encode_records
+        >>> v = summary_pb2.Summary.Value(tag="loss", simple_value=0.5)
+        >>> data = event_pb2.Event(wall_time=1.0, step=3, summary=summary_pb2.Summary(value=[v]))
+        >>> scan, fast = scan_extract(encode_records([data.SerializeToString()]))
+        >>> scan.end, fast.tags, fast.values.tolist()
+        (43, ['loss'], [0.5])
+    """
+    core = native.core()
+    if core is None:
+        scan = scan_records_python(buf, start, resyncing=resyncing)
+        if keep is not None:
+            scan = _without_refused(buf, scan, keep)
+        return scan, _kept(extract_python(buf, scan.starts, scan.lengths), keep)
+    (starts, lengths, end, found, still), cols = core.scan_extract(buf, start, resyncing, keep)
+    problems = [(offset, _REASONS[kind]) for offset, kind in found]
+    scan = RecordScan(np.frombuffer(starts, np.int64), np.frombuffer(lengths, np.int64), end, problems, still)
+    handled, index, tag_ids, kinds, steps, walls, values, tags = cols
+    fast = FastScalars(
+        np.frombuffer(handled, np.bool_),
+        np.frombuffer(index, np.int64),
+        tags,
+        np.frombuffer(tag_ids, np.int32),
+        np.frombuffer(kinds, np.uint8),
+        np.frombuffer(steps, np.int64),
+        np.frombuffer(walls, np.float64),
+        np.frombuffer(values, np.float64),
+    )
+    return scan, fast
+
+
+def peek_tags(
+    buf: bytes, starts: np.ndarray, lengths: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Where the tag is in each record that is an event holding a summary of one value.
+
+    Such a record starts ``09 <wall_time> 10 <step> 2a <len>`` and its summary is one value,
+    ``0a <len> 0a <tag length> <tag> ...``, both running to the record's end; any value kind,
+    metadata included, may follow the tag (it is not looked at).
+
+    Returns:
+        ``(ok, tag_pos, tag_len)``: a flag per record, and for those flagged, the tag's offset
+        in ``buf`` and its length (1 to 127 bytes).
+    """
+    count = len(starts)
+    if count == 0 or not len(buf):
+        z = np.zeros(count, dtype=np.int64)
+        return z.astype(bool), z, z
+    u8 = np.frombuffer(buf, dtype=np.uint8)
+    n = len(u8)
+
+    def at(i: np.ndarray) -> np.ndarray:
+        return u8[np.clip(i, 0, n - 1)]
+
+    e = starts + lengths
+    ok = (lengths >= 10) & (at(starts) == wire.EVENT_WALL_TIME) & (at(starts + 9) == wire.EVENT_STEP)
+    _, k, g = wire.decode_varints(u8, starts + 10, wire.MAX_VARINT_SIZE)
+    p = starts + 10 + k
+    ok &= g & (p <= e) & (p < e) & (at(p) == wire.EVENT_SUMMARY)
+    slen, k2, g2 = wire.decode_varints(u8, p + 1, 3)
+    q = p + 1 + k2
+    ok &= g2 & (q + slen.astype(np.int64) == e) & (q < e) & (at(q) == wire.SUMMARY_VALUE)
+    vlen, k3, g3 = wire.decode_varints(u8, q + 1, 3)
+    t = q + 1 + k3
+    ok &= g3 & (t + vlen.astype(np.int64) == e) & (t + 1 < e) & (at(t) == wire.VALUE_TAG)
+    tag_len = at(t + 1).astype(np.int64)
+    ok &= (tag_len > 0) & (tag_len < 0x80) & (t + 2 + tag_len <= e)
+    return ok, t + 2, tag_len
+
+
+def _without_refused(buf: bytes, scan: RecordScan, keep: Keep) -> RecordScan:
+    """``scan`` without the records whose peeked tag (:func:`peek_tags`) ``keep`` refuses: those
+    are passed over unchecked, so a bad data checksum among them is no problem either."""
+    bad = [offset for offset, reason in scan.problems if reason == REASON_DATA_CRC]
+    heads = np.asarray(bad, dtype=np.int64)
+    bad_lengths = np.array([int.from_bytes(buf[h : h + 8], "little") for h in bad], dtype=np.int64)
+    starts = np.concatenate([scan.starts, heads + HEADER_SIZE])
+    lengths = np.concatenate([scan.lengths, bad_lengths])
+    ok, tag_pos, tag_len = peek_tags(buf, starts, lengths)
+    refused = np.zeros(len(starts), dtype=bool)
+    sel = np.flatnonzero(ok)
+    if len(sel):  # (padded: a tag may end 4 bytes before the buffer does, its last word read whole)
+        tags, ids, valid = _tag_ids(bytes(buf) + bytes(8), tag_pos[sel], tag_len[sel])
+        verdict = np.array([not keep(tag) for tag in tags] + [False], dtype=bool)
+        refused[sel] = verdict[np.where(valid, ids, len(tags))]
+    if not refused.any():
+        return scan
+    good = len(scan.starts)
+    dropped = {int(h) for h in heads[refused[good:]].tolist()}
+    problems = [(o, r) for o, r in scan.problems if not (r == REASON_DATA_CRC and o in dropped)]
+    keep_good = ~refused[:good]
+    return RecordScan(scan.starts[keep_good], scan.lengths[keep_good], scan.end, problems, scan.resyncing)
+
+
+def _kept(fast: FastScalars, keep: Keep | None) -> FastScalars:
+    """``fast`` without the scalars of the tags ``keep`` refuses (their records stay handled)."""
+    if keep is None or not fast.tags:
+        return fast
+    wanted = [bool(keep(tag)) for tag in fast.tags]
+    if all(wanted):
+        return fast
+    renumber = np.cumsum(wanted, dtype=np.int32) - 1
+    renumber[~np.asarray(wanted)] = -1
+    ids = renumber[fast.tag_ids]
+    sel = ids >= 0
+    tags = [tag for tag, w in zip(fast.tags, wanted, strict=True) if w]
+    return FastScalars(
+        fast.handled,
+        fast.index[sel],
+        tags,
+        ids[sel],
+        fast.kinds[sel],
+        fast.steps[sel],
+        fast.wall_times[sel],
+        fast.values[sel],
+    )
 
 
 def extract_python(buf: bytes, starts: np.ndarray, lengths: np.ndarray) -> FastScalars:

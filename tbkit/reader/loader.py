@@ -99,15 +99,15 @@ def _load_buffer(run: RunData, state: FileState, data: bytes, lock: AbstractCont
     """Apply every complete record of ``data``; returns the bytes consumed."""
     pos = 0
     size = WINDOW
+    keep = run.wants if run.tag_filter is not None else None  # other tags' scalars: framed, not listed
     while pos < len(data):
         window = data[pos : pos + size]
-        scan = scan_records(window, resyncing=state.resyncing)
-        fast = fastscalar.extract(window, scan.starts, scan.lengths) if len(scan.starts) else None
+        scan, fast = fastscalar.scan_extract(window, resyncing=state.resyncing, keep=keep)
         with lock:  # framing and bulk decoding (which release the GIL) ran without it
             for offset, reason in scan.problems:
                 run.problem(state.path, state.offset + pos + offset, f"corrupt record: {reason}")
             state.resyncing = scan.resyncing
-            if fast is not None:
+            if len(scan.starts):
                 _apply_records(run, state, window, scan.starts, scan.lengths, state.offset + pos, fast)
         if scan.end == 0 and pos + len(window) < len(data):
             size *= 2  # a record longer than the window: look further
@@ -129,15 +129,12 @@ def _apply_records(
     fast: fastscalar.FastScalars,
 ) -> None:
     at = starts + (base - HEADER_SIZE) if run.scalars_only else None  # each record's file offset
-    wanted = None  # with a tag filter: which of the window's tags it keeps
-    if run.tag_filter is not None and fast.tags:
-        wanted = np.fromiter((run.wants(tag) for tag in fast.tags), dtype=bool, count=len(fast.tags))
     slow = np.flatnonzero(~fast.handled).tolist()
     bounds = [*np.searchsorted(fast.index, slow).tolist(), len(fast.index)]
     lo = 0
     for i, hi in zip([*slow, None], bounds, strict=True):
         if hi > lo:
-            _apply_fast(run, state, fast, lo, hi, at, wanted)
+            _apply_fast(run, state, fast, lo, hi, at)
         lo = hi
         if i is not None:
             a = int(starts[i])
@@ -156,18 +153,9 @@ def _apply_fast(
     lo: int,
     hi: int,
     at: np.ndarray | None,
-    wanted: np.ndarray | None,
 ) -> None:
-    """Apply the fast scalars ``lo:hi``, tag by tag; ``wanted`` (per tag id) leaves the others out."""
+    """Apply the fast scalars ``lo:hi``, tag by tag (the tag filter already left the others out)."""
     ids = fast.tag_ids[lo:hi]
-    positions: np.ndarray | None = None  # None: every one of lo:hi
-    if wanted is not None:
-        kept = wanted[ids]
-        if not kept.any():
-            return
-        if not kept.all():
-            positions = np.flatnonzero(kept) + lo
-            ids = ids[kept]
     present = np.unique(ids).tolist()
     order = None if len(present) <= 16 else np.argsort(_narrow(ids, present[-1]), kind="stable")
     if order is not None:
@@ -177,12 +165,7 @@ def _apply_fast(
             sel: Any = np.flatnonzero(ids == tag_id) if len(present) > 1 else slice(None)
         else:
             sel = order[bounds[k] : bounds[k + 1]]
-        if positions is not None:
-            sel = positions[sel]
-        elif isinstance(sel, slice):
-            sel = slice(lo, hi)
-        else:
-            sel = sel + lo
+        sel = slice(lo, hi) if isinstance(sel, slice) else sel + lo
         where = None if at is None else at[fast.index[sel]]
         columns = (fast.kinds[sel], fast.steps[sel], fast.wall_times[sel], fast.values[sel])
         run.apply_scalars(fast.tags[tag_id], *columns, state, where)

@@ -196,12 +196,22 @@ static Py_ssize_t resync(const unsigned char *b, Py_ssize_t n, Py_ssize_t lo) {
 
 typedef struct {
     vec64 heads, problems; /* problems: offset * 2 + kind */
+    vec64 lengths;         /* each head's data length, when walking for scan_extract */
     Py_ssize_t end;
     int resyncing;
     int nomem;
 } walk_result;
 
-static void walk(const unsigned char *b, Py_ssize_t n, Py_ssize_t off, int resyncing, walk_result *out) {
+/* The scalar decoder fed by walk() when it frames for scan_extract (defined below). */
+typedef struct scalar_sink scalar_sink;
+static int sink_record(scalar_sink *sink, const unsigned char *b, Py_ssize_t s, Py_ssize_t len, Py_ssize_t i);
+static int sink_refused(scalar_sink *sink, const unsigned char *b, Py_ssize_t s, Py_ssize_t len);
+static inline PyObject *sink_keep(scalar_sink *sink);
+
+/* Frame from `off`; with a sink, each good record is also offered to the scalar decoder while
+ * its bytes are still in the cache, and its length is kept in `lengths`. */
+static void walk(const unsigned char *b, Py_ssize_t n, Py_ssize_t off, int resyncing, walk_result *out,
+                 scalar_sink *sink) {
     for (;;) {
         if (resyncing) {
             Py_ssize_t found = resync(b, n, off);
@@ -233,10 +243,27 @@ static void walk(const unsigned char *b, Py_ssize_t n, Py_ssize_t off, int resyn
         }
         Py_ssize_t data = off + HEADER;
         Py_ssize_t len = (Py_ssize_t)length;
+        if (sink && sink_keep(sink)) {
+            int refused = sink_refused(sink, b, data, len);
+            if (refused < 0) {
+                out->nomem = 1;
+                return;
+            }
+            if (refused) { /* a record of a tag not asked for: framed, not checked or decoded */
+                off = data + len + 4;
+                continue;
+            }
+        }
         int ok = masked(crc32c(0, b + data, len)) == load32(b + data + len);
         if (vec_push(ok ? &out->heads : &out->problems, ok ? (int64_t)off : (int64_t)off * 2 + PROBLEM_DATA_CRC)) {
             out->nomem = 1;
             return;
+        }
+        if (sink && ok) {
+            if (vec_push(&out->lengths, (int64_t)len) || sink_record(sink, b, data, len, out->heads.size - 1)) {
+                out->nomem = 1;
+                return;
+            }
         }
         off = data + len + 4;
     }
@@ -272,11 +299,11 @@ static PyObject *py_scan(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "start must not be negative");
         return NULL;
     }
-    walk_result r = {{NULL, 0, 0}, {NULL, 0, 0}, 0, 0, 0};
+    walk_result r = {{NULL, 0, 0}, {NULL, 0, 0}, {NULL, 0, 0}, 0, 0, 0};
     const unsigned char *b = view.buf;
     Py_ssize_t n = view.len;
     Py_BEGIN_ALLOW_THREADS;
-    walk(b, n, start, resyncing, &r);
+    walk(b, n, start, resyncing, &r, NULL);
     Py_END_ALLOW_THREADS;
     PyObject *result = NULL, *starts = NULL, *lengths = NULL, *problems = NULL;
     if (r.nomem) {
@@ -413,29 +440,73 @@ typedef struct {
     int len;
     int collide; /* another tag of its length shares its slot */
     uint64_t key;
-    int32_t final; /* id in the tags list, -1 when not valid UTF-8 */
+    int32_t final; /* id in the tags list; TAG_INVALID when not valid UTF-8, TAG_DROPPED when not kept */
 } tag_info;
+
+#define TAG_INVALID (-1)
+#define TAG_DROPPED (-2)
 
 typedef struct {
     tag_info *tags;
-    Py_ssize_t count;
-    int32_t *table; /* open addressing, -1 = empty */
+    Py_ssize_t count, cap; /* cap: room in tags; the table has 2 * cap slots */
+    int32_t *table;        /* open addressing, -1 = empty */
     uint64_t mask;
 } tag_set;
 
-/* The local id of the tag at b[pos:pos+len], added when new. */
+/* The table's hash of a tag: splitmix64's finalizer over its key (whose low bits alone are
+ * alike for tags that differ only in their last bytes). */
+static inline uint64_t tag_hash(uint64_t key, int len) {
+    uint64_t h = key ^ ((uint64_t)len << 56);
+    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    h = (h ^ (h >> 27)) * 0x94D049BB133111EBULL;
+    return h ^ (h >> 31);
+}
+
+/* Room for `cap` tags (a power of two), the table rebuilt; -1 when out of memory. */
+static int tag_set_grow(tag_set *set, Py_ssize_t cap) {
+    tag_info *tags = realloc(set->tags, sizeof(tag_info) * (size_t)cap);
+    if (!tags) {
+        return -1;
+    }
+    set->tags = tags;
+    int32_t *table = malloc(sizeof(int32_t) * 2 * (size_t)cap);
+    if (!table) {
+        return -1;
+    }
+    memset(table, 0xFF, sizeof(int32_t) * 2 * (size_t)cap);
+    free(set->table);
+    set->table = table;
+    set->cap = cap;
+    set->mask = (uint64_t)(2 * cap - 1);
+    for (Py_ssize_t j = 0; j < set->count; j++) {
+        for (uint64_t i = tag_hash(tags[j].key, tags[j].len);; i++) {
+            if (table[i & set->mask] < 0) {
+                table[i & set->mask] = (int32_t)j;
+                break;
+            }
+        }
+    }
+    return 0;
+}
+
+/* The local id of the tag at b[pos:pos+len], added when new; -1 when out of memory. */
 static inline int32_t tag_intern(tag_set *set, const unsigned char *b, Py_ssize_t pos, int len) {
     uint64_t key = tag_key(b + pos, len);
-    uint64_t h = (key ^ (key >> 29) ^ (uint64_t)len) * 0xBF58476D1CE4E5B9ULL;
-    for (uint64_t i = h >> 20;; i++) {
+    for (uint64_t i = tag_hash(key, len);; i++) {
         int32_t *slot = &set->table[i & set->mask];
         if (*slot < 0) {
+            if (set->count == set->cap) {
+                if (tag_set_grow(set, set->cap * 2)) {
+                    return -1;
+                }
+                return tag_intern(set, b, pos, len); /* the table was rebuilt: probe again */
+            }
             tag_info *t = &set->tags[set->count];
             t->pos = pos;
             t->len = len;
             t->key = key;
             t->collide = 0;
-            t->final = -1;
+            t->final = TAG_INVALID;
             *slot = (int32_t)set->count;
             return (int32_t)set->count++;
         }
@@ -474,6 +545,312 @@ static int cmp_python_order(const void *a, const void *b) {
     return x->key < y->key ? -1 : (x->key > y->key);
 }
 
+/* order[0:count] = the tags of `set` in the order fastscalar lists them (no GIL needed). */
+static void order_tags(tag_set *set, tag_info **order) {
+    if (!set->count) {
+        return;
+    }
+    for (Py_ssize_t j = 0; j < set->count; j++) {
+        order[j] = &set->tags[j];
+    }
+    qsort(order, (size_t)set->count, sizeof(tag_info *), cmp_len_slot);
+    for (Py_ssize_t j = 1; j < set->count; j++) {
+        tag_info *x = order[j - 1], *y = order[j];
+        if (x->len == y->len && tag_slot(x->key) == tag_slot(y->key) && x->key != y->key) {
+            x->collide = y->collide = 1;
+        }
+    }
+    /* a collision anywhere in a length switches the whole length to key order */
+    for (Py_ssize_t j = 0; j < set->count;) {
+        Py_ssize_t hi = j;
+        int any = 0;
+        while (hi < set->count && order[hi]->len == order[j]->len) {
+            any |= order[hi++]->collide;
+        }
+        for (; j < hi; j++) {
+            order[j]->collide = any;
+        }
+    }
+    qsort(order, (size_t)set->count, sizeof(tag_info *), cmp_python_order);
+}
+
+/* With the GIL: the tags list, in `order`, of the tags that are valid UTF-8 and that `keep`
+ * (a callable, or NULL for all) keeps; sets each tag's `final`. NULL with an exception set. */
+static PyObject *name_tags(tag_set *set, tag_info **order, const unsigned char *b, PyObject *keep) {
+    PyObject *tags = PyList_New(0);
+    if (!tags) {
+        return NULL;
+    }
+    for (Py_ssize_t j = 0; j < set->count; j++) {
+        tag_info *t = order[j];
+        PyObject *tag = PyUnicode_DecodeUTF8((const char *)b + t->pos, t->len, "strict");
+        if (!tag) {
+            if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
+                goto fail;
+            }
+            PyErr_Clear();
+            t->final = TAG_INVALID;
+            continue;
+        }
+        if (keep) {
+            PyObject *verdict = PyObject_CallOneArg(keep, tag);
+            int kept = verdict ? PyObject_IsTrue(verdict) : -1;
+            Py_XDECREF(verdict);
+            if (kept < 0) {
+                Py_DECREF(tag);
+                goto fail;
+            }
+            if (!kept) {
+                Py_DECREF(tag);
+                t->final = TAG_DROPPED;
+                continue;
+            }
+        }
+        t->final = (int32_t)PyList_GET_SIZE(tags);
+        int failed = PyList_Append(tags, tag);
+        Py_DECREF(tag);
+        if (failed) {
+            goto fail;
+        }
+    }
+    return tags;
+fail:
+    Py_DECREF(tags);
+    return NULL;
+}
+
+/* One recognised single-scalar event at b[s:s+len]: its fields, and where its tag is.
+ * Returns 0 when the record has one of the layouts of fastscalar (every byte checked). */
+static inline int decode_scalar(const unsigned char *b, Py_ssize_t s, Py_ssize_t len, int *kind_out,
+                                uint64_t *step_out, double *wall_out, double *value_out, Py_ssize_t *tag_at,
+                                int *tag_len_out) {
+    if (len < 23) {
+        return -1;
+    }
+    Py_ssize_t e = s + len;
+    if (b[s] != KEY_WALL_TIME || b[s + 9] != KEY_STEP) {
+        return -1;
+    }
+    uint64_t step, slen, vlen;
+    int k = read_varint(b, s + 10, e, 10, &step);
+    if (!k) {
+        return -1;
+    }
+    Py_ssize_t p = s + 10 + k;
+    if (p >= e || b[p] != KEY_SUMMARY) {
+        return -1;
+    }
+    int k2 = read_varint(b, p + 1, e, 3, &slen);
+    Py_ssize_t q = p + 1 + k2;
+    if (!k2 || q + (Py_ssize_t)slen != e || q >= e || b[q] != KEY_VALUE) {
+        return -1;
+    }
+    int k3 = read_varint(b, q + 1, e, 3, &vlen);
+    Py_ssize_t t = q + 1 + k3;
+    if (!k3 || t + (Py_ssize_t)vlen != e || t + 1 >= e || b[t] != KEY_TAG) {
+        return -1;
+    }
+    int tag_len = b[t + 1];
+    if (tag_len == 0 || tag_len >= 0x80) {
+        return -1;
+    }
+    Py_ssize_t r = t + 2 + tag_len;
+    Py_ssize_t rest = e - r;
+    int kind = -1;
+    double value = 0.0;
+    if (rest == 5 && b[r] == KEY_SIMPLE) {
+        float f;
+        uint32_t bits = load32(b + r + 1);
+        memcpy(&f, &bits, 4);
+        kind = KIND_SIMPLE;
+        value = (double)f;
+    } else if (rest == 12 || rest == 16) {
+        uint64_t word = load64(b + r);
+        for (int j = 0; j < 4; j++) {
+            if (rest == tail_sizes[j] && word == tail_words[j]) {
+                kind = KIND_TENSOR;
+                if (rest == 12) {
+                    float f;
+                    uint32_t bits = load32(b + r + 8);
+                    memcpy(&f, &bits, 4);
+                    value = (double)f;
+                } else {
+                    uint64_t bits = load64(b + r + 8);
+                    memcpy(&value, &bits, 8);
+                }
+                break;
+            }
+        }
+    }
+    if (kind < 0) {
+        return -1;
+    }
+    uint64_t wall_bits = load64(b + s + 1);
+    *kind_out = kind;
+    *step_out = step;
+    memcpy(wall_out, &wall_bits, 8);
+    *value_out = value;
+    *tag_at = t + 2;
+    *tag_len_out = tag_len;
+    return 0;
+}
+
+/* The scalars found so far: one entry per recognised record, written into arrays sized by a
+ * bound on the count (each scalar record takes at least MIN_SCALAR_RECORD bytes); `local` is
+ * each one's tag in `set`, overwritten by its final tag id in sink_finish. */
+struct scalar_sink {
+    int64_t *index, *steps;
+    int32_t *local;
+    unsigned char *kinds;
+    double *walls, *values;
+    Py_ssize_t size, cap;
+    tag_set set;
+    PyObject *keep;  /* with a tag filter: told each tag peeked at (see sink_refused) */
+    tag_set peeked;  /* the tags peeked at; `final` says TAG_UNDECIDED, 0 (kept) or 1 (refused) */
+    int failed;      /* keep raised: the exception is set */
+};
+
+#define MIN_SCALAR_RECORD (23 + OVERHEAD)
+#define TAG_UNDECIDED TAG_INVALID
+
+static inline PyObject *sink_keep(scalar_sink *k) { return k->keep; }
+
+static void sink_free(scalar_sink *k) {
+    free(k->set.tags);
+    free(k->set.table);
+    free(k->peeked.tags);
+    free(k->peeked.table);
+}
+
+/* The tag of the single-value summary event at b[s:s+len], without decoding it:
+ *   09 <wall_time f64> 10 <step varint> 2a <len> (0a <len> (0a <tag length> <tag> ...))
+ * where the summary and its one value run to the end of the record (fastscalar.peek_tags).
+ * Returns 0 and where the tag is when the record starts so. */
+static inline int peek_tag(const unsigned char *b, Py_ssize_t s, Py_ssize_t len, Py_ssize_t *tag_at,
+                           int *tag_len_out) {
+    Py_ssize_t e = s + len;
+    if (len < 10 || b[s] != KEY_WALL_TIME || b[s + 9] != KEY_STEP) {
+        return -1;
+    }
+    uint64_t step, slen, vlen;
+    int k = read_varint(b, s + 10, e, 10, &step);
+    if (!k) {
+        return -1;
+    }
+    Py_ssize_t p = s + 10 + k;
+    if (p >= e || b[p] != KEY_SUMMARY) {
+        return -1;
+    }
+    int k2 = read_varint(b, p + 1, e, 3, &slen);
+    Py_ssize_t q = p + 1 + k2;
+    if (!k2 || q + (Py_ssize_t)slen != e || q >= e || b[q] != KEY_VALUE) {
+        return -1;
+    }
+    int k3 = read_varint(b, q + 1, e, 3, &vlen);
+    Py_ssize_t t = q + 1 + k3;
+    if (!k3 || t + (Py_ssize_t)vlen != e || t + 1 >= e || b[t] != KEY_TAG) {
+        return -1;
+    }
+    int tag_len = b[t + 1];
+    if (tag_len == 0 || tag_len >= 0x80 || t + 2 + tag_len > e) {
+        return -1;
+    }
+    *tag_at = t + 2;
+    *tag_len_out = tag_len;
+    return 0;
+}
+
+/* Called without the GIL for each framed record (length checksum good, record complete)
+ * before its data checksum: 1 when its peeked tag is valid UTF-8 and refused by keep (the
+ * record is then passed over unchecked), 0 otherwise, -1 on error (failed or out of memory).
+ * keep is told each distinct tag once per call, with the GIL taken for it. */
+static int sink_refused(scalar_sink *k, const unsigned char *b, Py_ssize_t s, Py_ssize_t len) {
+    Py_ssize_t at;
+    int tag_len;
+    if (peek_tag(b, s, len, &at, &tag_len)) {
+        return 0;
+    }
+    int32_t id = tag_intern(&k->peeked, b, at, tag_len);
+    if (id < 0) {
+        return -1;
+    }
+    if (k->peeked.tags[id].final == TAG_UNDECIDED) {
+        int verdict;
+        PyGILState_STATE gil = PyGILState_Ensure();
+        PyObject *tag = PyUnicode_DecodeUTF8((const char *)b + at, tag_len, "strict");
+        if (!tag) {
+            verdict = PyErr_ExceptionMatches(PyExc_UnicodeDecodeError) ? 0 : -1;
+            if (!verdict) {
+                PyErr_Clear();
+            }
+        } else {
+            PyObject *answer = PyObject_CallOneArg(k->keep, tag);
+            int kept = answer ? PyObject_IsTrue(answer) : -1;
+            Py_XDECREF(answer);
+            Py_DECREF(tag);
+            verdict = kept < 0 ? -1 : !kept;
+        }
+        PyGILState_Release(gil);
+        if (verdict < 0) {
+            k->failed = 1;
+            return -1;
+        }
+        k->peeked.tags[id].final = verdict;
+    }
+    return k->peeked.tags[id].final;
+}
+
+/* Offer the record b[s:s+len] (the i-th given) to the decoder; -1 when out of memory. */
+static int sink_record(scalar_sink *k, const unsigned char *b, Py_ssize_t s, Py_ssize_t len, Py_ssize_t i) {
+    int kind, tag_len;
+    uint64_t step;
+    double wall, value;
+    Py_ssize_t tag_at;
+    if (decode_scalar(b, s, len, &kind, &step, &wall, &value, &tag_at, &tag_len)) {
+        return 0;
+    }
+    if (k->size == k->cap) {
+        return -1; /* cannot happen: cap bounds the count */
+    }
+    int32_t id = tag_intern(&k->set, b, tag_at, tag_len);
+    if (id < 0) {
+        return -1;
+    }
+    Py_ssize_t m = k->size++;
+    k->index[m] = i;
+    k->kinds[m] = (unsigned char)kind;
+    k->steps[m] = (int64_t)step;
+    k->walls[m] = wall;
+    k->values[m] = value;
+    k->local[m] = id;
+    return 0;
+}
+
+/* Without the GIL, once the tags are named: keep the scalars of named tags (compacted in place),
+ * flag each handled record (those of tags not kept too) and give each its tag id; returns how
+ * many are kept. */
+static Py_ssize_t sink_finish(scalar_sink *k, unsigned char *handled) {
+    Py_ssize_t w = 0;
+    for (Py_ssize_t j = 0; j < k->size; j++) {
+        int32_t id = k->set.tags[k->local[j]].final;
+        if (id == TAG_INVALID) {
+            continue;
+        }
+        handled[k->index[j]] = 1;
+        if (id == TAG_DROPPED) {
+            continue;
+        }
+        k->index[w] = k->index[j];
+        k->kinds[w] = k->kinds[j];
+        k->steps[w] = k->steps[j];
+        k->walls[w] = k->walls[j];
+        k->values[w] = k->values[j];
+        k->local[w] = id;
+        w++;
+    }
+    return w;
+}
+
 typedef struct {
     Py_buffer view;
     int held;
@@ -493,27 +870,36 @@ static int get_array(PyObject *obj, held_buffer *hb, Py_ssize_t count, Py_ssize_
     return 0;
 }
 
+static PyObject *keep_arg(PyObject *keep) {
+    if (keep == Py_None) {
+        return NULL;
+    }
+    return keep;
+}
+
 PyDoc_STRVAR(extract_doc,
-             "extract(buf, starts, lengths, handled, index, tag_ids, kinds, steps, walls, values)"
+             "extract(buf, starts, lengths, handled, index, tag_ids, kinds, steps, walls, values, keep=None)"
              " -> (count, tags)\n\n"
              "Decode the single-scalar events among the records at starts/lengths (int64) of buf,\n"
              "as tbkit.reader.fastscalar.extract: handled (bool, zeroed) gets a flag per record,\n"
              "the first `count` items of index (int64), tag_ids (int32), kinds (uint8), steps\n"
-             "(int64), walls and values (float64) one per scalar; tags is the list of tags.");
+             "(int64), walls and values (float64) one per scalar; tags is the list of tags.\n"
+             "keep: a callable told each tag; the scalars of the tags it refuses are handled, not listed.");
 
 static PyObject *py_extract(PyObject *self, PyObject *args) {
-    PyObject *objs[10];
-    if (!PyArg_UnpackTuple(args, "extract", 10, 10, &objs[0], &objs[1], &objs[2], &objs[3], &objs[4],
-                           &objs[5], &objs[6], &objs[7], &objs[8], &objs[9])) {
+    PyObject *objs[11];
+    objs[10] = Py_None;
+    if (!PyArg_UnpackTuple(args, "extract", 10, 11, &objs[0], &objs[1], &objs[2], &objs[3], &objs[4],
+                           &objs[5], &objs[6], &objs[7], &objs[8], &objs[9], &objs[10])) {
         return NULL;
     }
     held_buffer hb[10];
     memset(hb, 0, sizeof(hb));
-    PyObject *result = NULL, *tags = NULL;
-    tag_set set = {NULL, 0, NULL, 0};
-    int32_t *local = NULL;
+    PyObject *result = NULL, *tags = NULL, *keep = keep_arg(objs[10]);
+    scalar_sink sink;
+    memset(&sink, 0, sizeof(sink));
     tag_info **order = NULL;
-    int bad_range = 0;
+    int bad_range = 0, nomem = 0;
 
     if (PyObject_GetBuffer(objs[0], &hb[0].view, PyBUF_SIMPLE) < 0) {
         return NULL;
@@ -539,31 +925,24 @@ static PyObject *py_extract(PyObject *self, PyObject *args) {
     const unsigned char *b = hb[0].view.buf;
     const Py_ssize_t n = hb[0].view.len;
     const int64_t *starts = hb[1].view.buf, *lengths = hb[2].view.buf;
-    unsigned char *handled = hb[3].view.buf, *kinds = hb[6].view.buf;
-    int64_t *index = hb[4].view.buf, *steps = hb[7].view.buf;
-    int32_t *tag_ids = hb[5].view.buf;
-    double *walls = hb[8].view.buf, *values = hb[9].view.buf;
+    unsigned char *handled = hb[3].view.buf;
 
     if (count > INT32_MAX / 2) {
         PyErr_SetString(PyExc_ValueError, "too many records");
         goto done;
     }
-    uint64_t cap = 16;
-    while (cap < (uint64_t)count * 2) {
-        cap *= 2;
-    }
-    set.tags = malloc(sizeof(tag_info) * (size_t)(count ? count : 1));
-    set.table = malloc(sizeof(int32_t) * (size_t)cap);
-    local = malloc(sizeof(int32_t) * (size_t)(count ? count : 1));
-    order = malloc(sizeof(tag_info *) * (size_t)(count ? count : 1));
-    if (!set.tags || !set.table || !local || !order) {
+    sink.index = hb[4].view.buf;
+    sink.local = hb[5].view.buf;
+    sink.kinds = hb[6].view.buf;
+    sink.steps = hb[7].view.buf;
+    sink.walls = hb[8].view.buf;
+    sink.values = hb[9].view.buf;
+    sink.cap = count;
+    if (tag_set_grow(&sink.set, 64)) {
         PyErr_NoMemory();
         goto done;
     }
-    memset(set.table, 0xFF, sizeof(int32_t) * (size_t)cap);
-    set.mask = cap - 1;
 
-    Py_ssize_t m = 0;
     Py_BEGIN_ALLOW_THREADS;
     for (Py_ssize_t i = 0; i < count; i++) {
         int64_t s = starts[i], len = lengths[i];
@@ -571,157 +950,189 @@ static PyObject *py_extract(PyObject *self, PyObject *args) {
             bad_range = 1;
             break;
         }
-        if (len < 23) {
-            continue;
+        if (sink_record(&sink, b, (Py_ssize_t)s, (Py_ssize_t)len, i)) {
+            nomem = 1;
+            break;
         }
-        Py_ssize_t e = (Py_ssize_t)(s + len);
-        if (b[s] != KEY_WALL_TIME || b[s + 9] != KEY_STEP) {
-            continue;
-        }
-        uint64_t step, slen, vlen;
-        int k = read_varint(b, s + 10, e, 10, &step);
-        if (!k) {
-            continue;
-        }
-        Py_ssize_t p = s + 10 + k;
-        if (p >= e || b[p] != KEY_SUMMARY) {
-            continue;
-        }
-        int k2 = read_varint(b, p + 1, e, 3, &slen);
-        Py_ssize_t q = p + 1 + k2;
-        if (!k2 || q + (Py_ssize_t)slen != e || q >= e || b[q] != KEY_VALUE) {
-            continue;
-        }
-        int k3 = read_varint(b, q + 1, e, 3, &vlen);
-        Py_ssize_t t = q + 1 + k3;
-        if (!k3 || t + (Py_ssize_t)vlen != e || t + 1 >= e || b[t] != KEY_TAG) {
-            continue;
-        }
-        int tag_len = b[t + 1];
-        if (tag_len == 0 || tag_len >= 0x80) {
-            continue;
-        }
-        Py_ssize_t r = t + 2 + tag_len;
-        Py_ssize_t rest = e - r;
-        int kind = -1;
-        double value = 0.0;
-        if (rest == 5 && b[r] == KEY_SIMPLE) {
-            float f;
-            uint32_t bits = load32(b + r + 1);
-            memcpy(&f, &bits, 4);
-            kind = KIND_SIMPLE;
-            value = (double)f;
-        } else if (rest == 12 || rest == 16) {
-            uint64_t word = load64(b + r);
-            for (int j = 0; j < 4; j++) {
-                if (rest == tail_sizes[j] && word == tail_words[j]) {
-                    kind = KIND_TENSOR;
-                    if (rest == 12) {
-                        float f;
-                        uint32_t bits = load32(b + r + 8);
-                        memcpy(&f, &bits, 4);
-                        value = (double)f;
-                    } else {
-                        uint64_t bits = load64(b + r + 8);
-                        memcpy(&value, &bits, 8);
-                    }
-                    break;
-                }
-            }
-        }
-        if (kind < 0) {
-            continue;
-        }
-        uint64_t wall_bits = load64(b + s + 1);
-        index[m] = i;
-        kinds[m] = (unsigned char)kind;
-        steps[m] = (int64_t)step;
-        memcpy(&walls[m], &wall_bits, 8);
-        values[m] = value;
-        local[m] = tag_intern(&set, b, t + 2, tag_len);
-        m++;
     }
-    if (!bad_range && set.count) {
-        for (Py_ssize_t j = 0; j < set.count; j++) {
-            order[j] = &set.tags[j];
+    if (!bad_range && !nomem) {
+        order = malloc(sizeof(tag_info *) * (size_t)(sink.set.count ? sink.set.count : 1));
+        if (order) {
+            order_tags(&sink.set, order);
+        } else {
+            nomem = 1;
         }
-        qsort(order, (size_t)set.count, sizeof(tag_info *), cmp_len_slot);
-        for (Py_ssize_t j = 1; j < set.count; j++) {
-            tag_info *x = order[j - 1], *y = order[j];
-            if (x->len == y->len && tag_slot(x->key) == tag_slot(y->key) && x->key != y->key) {
-                x->collide = y->collide = 1;
-            }
-        }
-        /* a collision anywhere in a length switches the whole length to key order */
-        for (Py_ssize_t j = 0; j < set.count;) {
-            Py_ssize_t hi = j;
-            int any = 0;
-            while (hi < set.count && order[hi]->len == order[j]->len) {
-                any |= order[hi++]->collide;
-            }
-            for (; j < hi; j++) {
-                order[j]->collide = any;
-            }
-        }
-        qsort(order, (size_t)set.count, sizeof(tag_info *), cmp_python_order);
     }
     Py_END_ALLOW_THREADS;
     if (bad_range) {
         PyErr_SetString(PyExc_ValueError, "a record lies outside the buffer");
         goto done;
     }
-
-    tags = PyList_New(0);
+    if (nomem) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    tags = name_tags(&sink.set, order, b, keep);
     if (!tags) {
         goto done;
     }
-    for (Py_ssize_t j = 0; j < set.count; j++) {
-        tag_info *t = order[j];
-        PyObject *tag = PyUnicode_DecodeUTF8((const char *)b + t->pos, t->len, "strict");
-        if (!tag) {
-            if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
-                goto done;
-            }
-            PyErr_Clear();
-            continue;
-        }
-        t->final = (int32_t)PyList_GET_SIZE(tags);
-        int failed = PyList_Append(tags, tag);
-        Py_DECREF(tag);
-        if (failed) {
-            goto done;
-        }
-    }
-
-    Py_ssize_t w = 0;
+    Py_ssize_t w;
     Py_BEGIN_ALLOW_THREADS;
-    for (Py_ssize_t j = 0; j < m; j++) {
-        int32_t id = set.tags[local[j]].final;
-        if (id < 0) {
-            continue;
-        }
-        index[w] = index[j];
-        kinds[w] = kinds[j];
-        steps[w] = steps[j];
-        walls[w] = walls[j];
-        values[w] = values[j];
-        tag_ids[w] = id;
-        handled[index[w]] = 1;
-        w++;
-    }
+    w = sink_finish(&sink, handled);
     Py_END_ALLOW_THREADS;
     result = Py_BuildValue("(nO)", w, tags);
 done:
     Py_XDECREF(tags);
-    free(set.tags);
-    free(set.table);
-    free(local);
+    sink_free(&sink);
     free(order);
     for (int a = 0; a < 10; a++) {
         if (hb[a].held) {
             PyBuffer_Release(&hb[a].view);
         }
     }
+    return result;
+}
+
+static PyObject *bytes_of(const void *data, Py_ssize_t size) {
+    return PyByteArray_FromStringAndSize(size ? (const char *)data : NULL, size);
+}
+
+PyDoc_STRVAR(scan_extract_doc,
+             "scan_extract(buf, start, resyncing, keep=None) -> (scan, scalars)\n\n"
+             "scan(buf, start, resyncing) and extract() of its records in one pass over the bytes:\n"
+             "scan is scan()'s tuple; scalars is (handled, index, tag_ids, kinds, steps, walls,\n"
+             "values, tags), the arrays as bytearrays of native items (handled: one byte a record).\n"
+             "keep: a callable told each tag; a record whose tag (peeked at before its data checksum)\n"
+             "it refuses is framed and passed over: not checked, listed or decoded.");
+
+static int vec_reserve(vec64 *v, Py_ssize_t cap) {
+    v->data = malloc(sizeof(int64_t) * (size_t)(cap ? cap : 1));
+    v->cap = v->data ? cap : 0;
+    return v->data ? 0 : -1;
+}
+
+/* Shrink each bytearray of `cols` to `count` items of its size; -1 on error. */
+static int shrink_columns(PyObject **cols, const Py_ssize_t *sizes, int ncols, Py_ssize_t count) {
+    for (int c = 0; c < ncols; c++) {
+        if (PyByteArray_Resize(cols[c], count * sizes[c]) < 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static PyObject *py_scan_extract(PyObject *self, PyObject *args) {
+    Py_buffer view;
+    Py_ssize_t start;
+    int resyncing;
+    PyObject *keep_obj = Py_None;
+    if (!PyArg_ParseTuple(args, "y*np|O", &view, &start, &resyncing, &keep_obj)) {
+        return NULL;
+    }
+    if (start < 0) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_ValueError, "start must not be negative");
+        return NULL;
+    }
+    PyObject *keep = keep_arg(keep_obj);
+    walk_result r = {{NULL, 0, 0}, {NULL, 0, 0}, {NULL, 0, 0}, 0, 0, 0};
+    scalar_sink sink;
+    memset(&sink, 0, sizeof(sink));
+    tag_info **order = NULL;
+    const unsigned char *b = view.buf;
+    Py_ssize_t n = view.len;
+    PyObject *result = NULL, *starts = NULL, *lengths = NULL, *problems = NULL, *tags = NULL;
+    PyObject *handled = NULL;
+    /* index, tag ids, kinds, steps, walls, values: sized by the most scalar records n can hold */
+    static const Py_ssize_t sizes[6] = {8, 4, 1, 8, 8, 8};
+    PyObject *cols[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
+    Py_ssize_t bound = (n > start ? n - start : 0) / MIN_SCALAR_RECORD + 1;
+    for (int c = 0; c < 6; c++) {
+        cols[c] = PyByteArray_FromStringAndSize(NULL, bound * sizes[c]);
+        if (!cols[c]) {
+            goto done;
+        }
+    }
+    sink.index = (int64_t *)PyByteArray_AS_STRING(cols[0]);
+    sink.local = (int32_t *)PyByteArray_AS_STRING(cols[1]);
+    sink.kinds = (unsigned char *)PyByteArray_AS_STRING(cols[2]);
+    sink.steps = (int64_t *)PyByteArray_AS_STRING(cols[3]);
+    sink.walls = (double *)PyByteArray_AS_STRING(cols[4]);
+    sink.values = (double *)PyByteArray_AS_STRING(cols[5]);
+    sink.cap = bound;
+    Py_ssize_t records = (n > start ? n - start : 0) / OVERHEAD + 1;
+    int nomem = tag_set_grow(&sink.set, 64) || vec_reserve(&r.heads, records) || vec_reserve(&r.lengths, records);
+    sink.keep = keep;
+    if (keep && !nomem) {
+        nomem = tag_set_grow(&sink.peeked, 64);
+    }
+    if (!nomem) {
+        Py_BEGIN_ALLOW_THREADS;
+        walk(b, n, start, resyncing, &r, &sink);
+        nomem = r.nomem;
+        if (!nomem) {
+            order = malloc(sizeof(tag_info *) * (size_t)(sink.set.count ? sink.set.count : 1));
+            if (order) {
+                order_tags(&sink.set, order);
+            } else {
+                nomem = 1;
+            }
+        }
+        Py_END_ALLOW_THREADS;
+    }
+    if (sink.failed) {
+        goto done;
+    }
+    if (nomem) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    tags = name_tags(&sink.set, order, b, keep);
+    if (!tags) {
+        goto done;
+    }
+    handled = PyByteArray_FromStringAndSize(NULL, r.heads.size);
+    starts = int64_bytearray(r.heads.data, r.heads.size, HEADER);
+    lengths = bytes_of(r.lengths.data, r.heads.size * (Py_ssize_t)sizeof(int64_t));
+    problems = PyList_New(r.problems.size);
+    if (!handled || !starts || !lengths || !problems) {
+        goto done;
+    }
+    unsigned char *flags = (unsigned char *)PyByteArray_AS_STRING(handled);
+    Py_ssize_t w;
+    Py_BEGIN_ALLOW_THREADS;
+    memset(flags, 0, (size_t)r.heads.size);
+    w = sink_finish(&sink, flags);
+    Py_END_ALLOW_THREADS;
+    if (shrink_columns(cols, sizes, 6, w) < 0) {
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < r.problems.size; i++) {
+        int64_t p = r.problems.data[i];
+        PyObject *item = Py_BuildValue("(Li)", (long long)(p >> 1), (int)(p & 1));
+        if (!item) {
+            goto done;
+        }
+        PyList_SET_ITEM(problems, i, item);
+    }
+    result = Py_BuildValue("((OOnOO)(OOOOOOOO))", starts, lengths, r.end, problems,
+                           r.resyncing ? Py_True : Py_False, handled, cols[0], cols[1], cols[2], cols[3],
+                           cols[4], cols[5], tags);
+done:
+    Py_XDECREF(starts);
+    Py_XDECREF(lengths);
+    Py_XDECREF(problems);
+    Py_XDECREF(tags);
+    Py_XDECREF(handled);
+    for (int c = 0; c < 6; c++) {
+        Py_XDECREF(cols[c]);
+    }
+    free(r.heads.data);
+    free(r.problems.data);
+    free(r.lengths.data);
+    sink_free(&sink);
+    free(order);
+    PyBuffer_Release(&view);
     return result;
 }
 
@@ -877,6 +1288,7 @@ static PyMethodDef methods[] = {
     {"crc32c_portable", py_crc32c_portable, METH_VARARGS, crc32c_portable_doc},
     {"scan", py_scan, METH_VARARGS, scan_doc},
     {"extract", py_extract, METH_VARARGS, extract_doc},
+    {"scan_extract", py_scan_extract, METH_VARARGS, scan_extract_doc},
     {"migrate_histogram", py_migrate_histogram, METH_VARARGS, migrate_histogram_doc},
     {NULL, NULL, 0, NULL},
 };

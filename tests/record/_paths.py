@@ -62,3 +62,41 @@ def extract_both(buf: bytes, starts: np.ndarray, lengths: np.ndarray) -> fastsca
     assert _bits(fast.wall_times) == _bits(slow.wall_times)  # bit for bit, NaN payloads included
     assert _bits(fast.values) == _bits(slow.values)
     return fast
+
+
+def _same_fast(fast: fastscalar.FastScalars, slow: fastscalar.FastScalars) -> None:
+    for name in ("handled", "index", "tag_ids", "kinds", "steps"):
+        a, b = getattr(fast, name), getattr(slow, name)
+        assert a.dtype == b.dtype, name
+        assert a.tolist() == b.tolist(), name
+    assert fast.tags == slow.tags
+    assert _bits(fast.wall_times) == _bits(slow.wall_times)
+    assert _bits(fast.values) == _bits(slow.values)
+
+
+def scan_extract_both(
+    buf: bytes, start: int = 0, *, resyncing: bool = False, keep: fastscalar.Keep | None = None
+) -> tuple[scan.RecordScan, fastscalar.FastScalars]:
+    """``fastscalar.scan_extract`` on both paths; asserts the same scan and scalars, returns them.
+
+    Also checks the pure-Python path against its definition: scan_records, then the records
+    whose peeked tag ``keep`` refuses left out, then extract with ``keep``.
+    """
+    with path("1"):
+        fast_scan, fast = fastscalar.scan_extract(buf, start, resyncing=resyncing, keep=keep)
+    with path("0"):
+        slow_scan, slow = fastscalar.scan_extract(buf, start, resyncing=resyncing, keep=keep)
+    for a, b in ((fast_scan.starts, slow_scan.starts), (fast_scan.lengths, slow_scan.lengths)):
+        assert a.dtype == b.dtype == np.int64
+        assert a.tolist() == b.tolist()
+    assert (fast_scan.end, fast_scan.problems, fast_scan.resyncing) == (
+        slow_scan.end,
+        slow_scan.problems,
+        slow_scan.resyncing,
+    )
+    _same_fast(fast, slow)
+    if keep is None:  # the fused pass is scan_records then extract
+        alone = scan_both(buf, start, resyncing=resyncing)
+        assert alone.starts.tolist() == fast_scan.starts.tolist() and alone.problems == fast_scan.problems
+        _same_fast(fast, extract_both(buf, alone.starts, alone.lengths))
+    return fast_scan, fast
