@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
@@ -127,6 +127,8 @@ class Logdir:
             checked_logdir(logdir), runs=runs, tags=tags, purge_orphaned_data=purge_orphaned_data
         )
         self._index.discover()
+        self._options: dict[str, Any] = {"runs": runs, "tags": tags}  # as given, for to_dask
+        self._options["purge_orphaned_data"] = purge_orphaned_data
         self._provider = LogdirProvider(self._index)
         self._cache: dict[tuple[Any, ...], Any] = {}
         self._file_cache: dict[tuple[Any, ...], Any] = {}  # file-based kinds: until reload()
@@ -310,12 +312,39 @@ class Logdir:
             keep_ungrouped=keep_ungrouped,
         )
 
-    def to_parquet(self, path: str, kind: str = "scalars", **kwargs: Any) -> None:
-        """Write the frame of ``kind`` (e.g. ``"scalars"``, ``"images"``) to a Parquet file.
+    def to_parquet(
+        self,
+        path: str,
+        kind: str = "scalars",
+        *,
+        partition_by: str | Sequence[str] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """Write the frame of ``kind`` (e.g. ``"scalars"``, ``"images"``) as Parquet.
 
-        Array cells become lists; extra keyword arguments go to ``DataFrame.to_parquet``.
+        Array cells become lists. Without ``partition_by``, one file, extra keyword
+        arguments going to ``DataFrame.to_parquet``; with it (a column, e.g. ``"run"``, or
+        several), a Hive-partitioned dataset under the directory ``path``, local or an
+        fsspec URL, that DuckDB, Dask, Polars and Spark read directly (see
+        :mod:`tbkit.reader.parquet_dataset`).
         """
-        frames.export_frame(self._frame_of(kind), path, "parquet", **kwargs)
+        frame = self._frame_of(kind)
+        if partition_by is None:
+            frames.export_frame(frame, path, "parquet", **kwargs)
+            return
+        from tbkit.reader.parquet_dataset import write_partitioned
+
+        keys = [partition_by] if isinstance(partition_by, str) else list(partition_by)
+        write_partitioned(frame, path, keys)
+
+    def to_dask(self, kind: str = "scalars") -> Any:
+        """The frame of ``kind`` as a Dask DataFrame, one partition per run (read by Dask's workers).
+
+        The same runs and tags as this logdir's; see :func:`tbkit.reader.distributed.read_dask`.
+        """
+        from tbkit.reader.distributed import read_dask
+
+        return read_dask(self.path, kind, **self._options)
 
     def to_csv(self, path: str, kind: str = "scalars", **kwargs: Any) -> None:
         """Write the frame of ``kind`` to CSV: array cells as JSON lists, bytes as base64."""

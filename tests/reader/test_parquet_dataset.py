@@ -105,3 +105,17 @@ def test_to_an_object_store(logdir: tbkit.Logdir, s3: S3Server) -> None:  # noqa
     pd.testing.assert_frame_equal(
         _sorted(from_duckdb)[expected.columns.tolist()], expected, check_dtype=False
     )
+
+
+def test_logdir_to_parquet_partitioned_and_to_dask(logdir: tbkit.Logdir, tmp_path: Path) -> None:
+    out = tmp_path / "by-run"
+    logdir.to_parquet(str(out), partition_by="run")
+    assert sorted(p.name for p in out.iterdir()) == ["run=a", "run=b%2Fc", "run=with%20space"]
+    got = duckdb.sql(f"SELECT * FROM read_parquet('{out}/**/*.parquet', hive_partitioning = true)").df()
+    _same(got, _sorted(logdir.scalars()))
+    single = tmp_path / "one.parquet"
+    logdir.to_parquet(str(single))  # without partition_by: one file, as before
+    assert single.is_file()
+    frame = tbkit.read(logdir.path, runs=["a"]).to_dask("scalars")
+    assert frame.npartitions == 1
+    _same(frame.compute(scheduler="sync"), _sorted(logdir.scalars().query("run == 'a'")))
