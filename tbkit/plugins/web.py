@@ -127,9 +127,13 @@ def params() -> Mapping[str, Any]:
     """The request's parameters: the query string, merged with a JSON object body on POST."""
     merged: dict[str, Any] = dict(request.args.items())
     if request.method == "POST":
-        body = request.get_json(silent=True)
-        if body is None and request.get_data():
-            raise InvalidArgumentError("the request body is not valid JSON")
+        data = request.get_data()
+        body = None
+        if data:
+            try:  # orjson: deep nesting is a decode error, not a RecursionError
+                body = orjson.loads(data)
+            except orjson.JSONDecodeError as exc:
+                raise InvalidArgumentError(f"the request body is not valid JSON: {exc}") from None
         if body is not None and not isinstance(body, dict):
             raise InvalidArgumentError("the request body must be a JSON object")
         merged.update(body or {})

@@ -31,7 +31,7 @@ from tbkit.provider import DataProvider
 from tbkit.server.assets import StaticFiles, content_type, safe_file
 from tbkit.server.reload import ReloadState
 
-__all__ = ["CSP", "MAX_CONTENT_LENGTH", "create_app"]
+__all__ = ["CSP", "MAX_CONTENT_LENGTH", "SECURITY_HEADERS", "create_app"]
 
 MAX_CONTENT_LENGTH = 1 << 20
 CSP = (
@@ -58,13 +58,20 @@ def _normalize_prefix(prefix: str) -> str:
     return prefix
 
 
+# Sent with every response, errors included (waitress' own, such as 431, get them from serve.py).
+SECURITY_HEADERS: tuple[tuple[str, str], ...] = (
+    ("Content-Security-Policy", CSP),
+    ("X-Content-Type-Options", "nosniff"),
+    ("Referrer-Policy", "no-referrer"),
+    ("X-Frame-Options", "DENY"),
+    ("Cache-Control", "no-cache"),
+)
+
+
 def _security_headers(response: Response) -> Response:
     headers = response.headers
-    headers.setdefault("Content-Security-Policy", CSP)
-    headers.setdefault("X-Content-Type-Options", "nosniff")
-    headers.setdefault("Referrer-Policy", "no-referrer")
-    headers.setdefault("X-Frame-Options", "DENY")
-    headers.setdefault("Cache-Control", "no-cache")
+    for name, value in SECURITY_HEADERS:
+        headers.setdefault(name, value)
     return response
 
 
@@ -266,5 +273,7 @@ def create_app(
 
 def _file_response(path: Path, *, versioned: bool) -> Response:
     response = send_file(path, mimetype=content_type(path), conditional=True, etag=True, max_age=None)
+    # Exactly as given: werkzeug appends "; charset=utf-8" to a text type that already has it.
+    response.headers["Content-Type"] = content_type(path)
     response.headers["Cache-Control"] = _LONG_CACHE if versioned else "no-cache"
     return response

@@ -14,27 +14,34 @@ server keeps answering). :class:`GuardedServer` changes three things:
   ``request_timeout`` seconds of its first byte, or its connection is closed (slowloris);
   a connection idle between requests closes after ``idle_timeout`` seconds.
 
+And the errors waitress answers itself, before the app sees a request (400 for a malformed
+request, 431 for oversized headers, 413 for an oversized chunked body), carry the app's
+security headers and a JSON body like the app's own errors.
+
 Example:
     >>> server = GuardedServer.create(app, sock, socket_map, threads=6)  # doctest: +SKIP
 """
 
 from __future__ import annotations
 
+import json
 import resource
 import socket
 import time
+from collections.abc import Iterable
 from typing import Any
 
 from waitress.adjustments import Adjustments
 from waitress.channel import HTTPChannel
 from waitress.server import TcpWSGIServer
-from waitress.task import ThreadedTaskDispatcher
+from waitress.task import ErrorTask, ThreadedTaskDispatcher
 
 __all__ = [
     "CLEANUP_INTERVAL",
     "IDLE_TIMEOUT",
     "REQUEST_TIMEOUT",
     "GuardedChannel",
+    "GuardedErrorTask",
     "GuardedServer",
     "default_connection_limit",
 ]
@@ -54,9 +61,25 @@ def default_connection_limit() -> int:
     return max(16, min(_MAX_CONNECTIONS, soft - _RESERVED_FILES))
 
 
+class GuardedErrorTask(ErrorTask):  # type: ignore[misc]
+    """Waitress' own error answer, as JSON and with the server's extra (security) headers."""
+
+    def execute(self) -> None:
+        """Write the error response and close the connection after it."""
+        error = self.request.error
+        body = json.dumps({"error": f"{error.reason}: {error.body}"}).encode()
+        self.status = f"{error.code} {error.reason}"
+        self.response_headers.append(("Content-Type", "application/json"))
+        self.response_headers.extend(getattr(self.channel.server, "error_headers", ()))
+        self.set_close_on_finish()
+        self.content_length = len(body)
+        self.write(body)
+
+
 class GuardedChannel(HTTPChannel):  # type: ignore[misc]
     """A waitress channel that remembers when the request it is receiving began."""
 
+    error_task_class = GuardedErrorTask
     request_started: float | None = None
 
     def received(self, data: bytes) -> bool:
@@ -82,6 +105,7 @@ class GuardedServer(TcpWSGIServer):  # type: ignore[misc]
 
     channel_class = GuardedChannel
     request_timeout: float = REQUEST_TIMEOUT
+    error_headers: tuple[tuple[str, str], ...] = ()  # added to waitress' own error answers
     refused = 0  # connections refused because every open one was being served
     evicted = 0  # connections closed to make room
 
@@ -96,6 +120,7 @@ class GuardedServer(TcpWSGIServer):  # type: ignore[misc]
         connection_limit: int | None = None,
         request_timeout: float = REQUEST_TIMEOUT,
         idle_timeout: int = IDLE_TIMEOUT,
+        error_headers: Iterable[tuple[str, str]] = (),
         **adjustments: Any,
     ) -> GuardedServer:
         """A server over the listening ``sock`` in ``socket_map``; run it with ``wasyncore.loop``.
@@ -108,6 +133,7 @@ class GuardedServer(TcpWSGIServer):  # type: ignore[misc]
             connection_limit: Open client connections at most (default: from the open-file limit).
             request_timeout: Seconds a request may take to arrive whole.
             idle_timeout: Seconds a connection may stay idle between requests.
+            error_headers: Headers added to the errors waitress answers itself (431 ...).
             adjustments: Further waitress adjustments (``ident``, ``outbuf_overflow`` ...).
         """
         limit = connection_limit if connection_limit is not None else default_connection_limit()
@@ -132,6 +158,7 @@ class GuardedServer(TcpWSGIServer):  # type: ignore[misc]
             sockinfo=(sock.family, sock.type, sock.proto, sock.getsockname()),
         )
         server.request_timeout = request_timeout
+        server.error_headers = tuple(error_headers)
         return server
 
     def readable(self) -> bool:

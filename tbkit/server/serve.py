@@ -30,7 +30,7 @@ from waitress import wasyncore
 from tbkit._memory import settle_heap
 from tbkit.errors import TbkitError
 from tbkit.provider import DataProvider
-from tbkit.server.app import create_app
+from tbkit.server.app import SECURITY_HEADERS, create_app
 from tbkit.server.connections import REQUEST_TIMEOUT, GuardedServer
 from tbkit.server.reload import Reloader, ReloadState
 
@@ -171,6 +171,7 @@ def start(
             threads=threads,
             connection_limit=connection_limit,
             request_timeout=request_timeout,
+            error_headers=SECURITY_HEADERS,
             ident="tbkit",
             outbuf_overflow=OUTBUF_OVERFLOW,
         )
