@@ -34,7 +34,7 @@ from tbkit.errors import InvalidArgumentError
 
 __all__ = ["MAX_LENGTH", "MAX_MEMORY", "ClientMatch", "ClientPattern", "compile_client"]
 
-MAX_LENGTH = 4096  # characters in one client pattern
+MAX_LENGTH = 65536  # characters in one client pattern (the page joins run names into one alternation)
 MAX_MEMORY = 2 << 20  # bytes RE2 may use for one compiled pattern (program and DFA cache)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
