@@ -27,6 +27,7 @@ class S3Request:
     path: str
     query: str
     range: str | None
+    size: int  # the request body's bytes (Content-Length)
 
     @property
     def kind(self) -> str:
@@ -55,6 +56,7 @@ class S3Server:
                 environ.get("PATH_INFO", ""),
                 environ.get("QUERY_STRING", ""),
                 environ.get("HTTP_RANGE"),
+                int(environ.get("CONTENT_LENGTH") or 0),
             )
             with self._lock:
                 self.requests.append(seen)
@@ -71,6 +73,11 @@ class S3Server:
         """Requests by kind from index ``since`` of ``requests`` on."""
         with self._lock:
             return Counter(r.kind for r in self.requests[since:])
+
+    def uploaded(self, since: int = 0) -> int:
+        """Bytes sent in PUT and POST bodies from index ``since`` of ``requests`` on."""
+        with self._lock:
+            return sum(r.size for r in self.requests[since:] if r.method in ("PUT", "POST"))
 
     def mark(self) -> int:
         """The index of the next request: pass it to ``counts`` to count from now on."""
