@@ -37,6 +37,19 @@ export function url(path, params) {
   return u.toString();
 }
 
+/**
+ * Download `href` (built by `url()`, on our origin) without leaving a link in the page: the
+ * run and tag names in its query string are data, and no attribute of the page comes from data.
+ */
+export function startDownload(href) {
+  const u = new URL(href, BASE);
+  if (u.origin !== BASE.origin) throw new Error("cross-origin download refused: " + href);
+  const a = document.createElement("a");
+  a.href = u.toString();
+  a.download = "";
+  a.click(); // never attached to the document
+}
+
 /** Resolve a URL the server handed us (absolute path or root-relative) on our origin. */
 export function resolve(serverUrl) {
   const s = String(serverUrl);

@@ -3,10 +3,15 @@
 // one line and band per group instead (and the members' lines, faint, when asked).
 // The requests leave `points` to the server: its default is --samples_per_plugin scalars=N
 // (1000 without the flag; every point with scalars=all).
-import { fetchScalars, url } from "./api.js";
+import { fetchScalars, startDownload, url } from "./api.js";
 import { LineChart } from "./chart.js";
 import { fetchGroups, groupDownloadUrl, groupLabel, groupQuery } from "./groups.js";
 import { el, clear } from "./util.js";
+
+/** A button downloading `hrefFn()` when clicked (the URL holds names: it is never an attribute). */
+export function downloadButton(text, hrefFn) {
+  return el("button", { type: "button", class: "download-button", text, on: { click: () => startDownload(hrefFn()) } });
+}
 
 /**
  * Download links (CSV and JSON of the full-resolution series) for each run of a tag;
@@ -22,8 +27,8 @@ export function downloadMenu(tag, runsFn, route = "data/plugin/scalars/download"
         "div",
         { class: "download-row" },
         el("span", { class: "run-label", text: run, title: run }),
-        el("a", { href: url(route, { run, tag, format: "csv" }), download: "", text: "CSV" }),
-        el("a", { href: url(route, { run, tag, format: "json" }), download: "", text: "JSON" }),
+        downloadButton("CSV", () => url(route, { run, tag, format: "csv" })),
+        downloadButton("JSON", () => url(route, { run, tag, format: "json" })),
       ),
     );
     clear(list).append(...extraRows(), ...(rows.length ? rows : [el("div", { class: "muted", text: "No run selected." })]));
@@ -156,8 +161,8 @@ export class ScalarCard {
         "div",
         { class: "download-row group-download" },
         el("span", { class: "run-label", text: "Groups (" + groupLabel(query) + ")" }),
-        el("a", { href: groupDownloadUrl(this.tag, runs, query, "csv"), download: "", text: "CSV" }),
-        el("a", { href: groupDownloadUrl(this.tag, runs, query, "json"), download: "", text: "JSON" }),
+        downloadButton("CSV", () => groupDownloadUrl(this.tag, runs, query, "csv")),
+        downloadButton("JSON", () => groupDownloadUrl(this.tag, runs, query, "json")),
       ),
     ];
   }

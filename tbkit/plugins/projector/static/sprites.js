@@ -1,15 +1,22 @@
 // Sprite thumbnails: one image holding a thumbnail per point, row by row.
 import { el } from "../../util.js";
 
-/** Load the sprite; resolves to {image, url, width, height, perRow} (width/height: one thumbnail). */
-export function loadSprite(src, width, height) {
+/**
+ * Load the sprite; resolves to {image, url, width, height, perRow} (width/height: one thumbnail).
+ * `url` is an object URL of the fetched image: `src` names the run and the tensor (data), and
+ * the thumbnails' styles hold `url`, so no attribute of the page comes from data.
+ */
+export async function loadSprite(src, width, height) {
+  const response = await fetch(src);
+  if (!response.ok) throw new Error("could not load the sprite image");
+  const objectUrl = URL.createObjectURL(await response.blob());
   return new Promise((resolve, reject) => {
     const image = new Image();
     image.addEventListener("load", () =>
-      resolve({ image, url: src, width, height, perRow: Math.max(1, Math.floor(image.naturalWidth / width)) }),
+      resolve({ image, url: objectUrl, width, height, perRow: Math.max(1, Math.floor(image.naturalWidth / width)) }),
     );
     image.addEventListener("error", () => reject(new Error("could not load the sprite image")));
-    image.src = src;
+    image.src = objectUrl;
   });
 }
 

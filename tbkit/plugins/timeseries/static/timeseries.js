@@ -1,6 +1,6 @@
 // The landing page: one card per tag for scalars, histograms and images together. The tag
 // filter is a regex searched on the server; the grid holds only the cards near the screen.
-import { getJSON, loadStyle, url } from "../../api.js";
+import { getJSON, loadStyle, startDownload, url } from "../../api.js";
 import { chartControls } from "../../settings.js";
 import { groupControls } from "../../groups.js";
 import { el, clear, compileFilter, debounce, escapeRegex } from "../../util.js";
@@ -18,17 +18,25 @@ export function tagEntries(answer) {
   return out;
 }
 
-/** A link to the zip of every visible run × scalar tag as CSV. */
+/**
+ * A button downloading the zip of every visible run × scalar tag as CSV. The URL (which holds
+ * the run names) is built when clicked and never becomes an attribute of the page.
+ */
 export function downloadAllLink(ctx, tagFilterFn) {
-  const link = el("a", { class: "button download-all", download: "", text: "Download all (zip)", title: "Every visible run × scalar tag as CSV" });
-  const update = () => {
+  const href = () => {
     const runs = ctx.runs.active();
     const runsRe = runs.length ? "^(" + runs.map(escapeRegex).join("|") + ")$" : "^$";
-    link.href = url("data/plugin/scalars/download_all", { runs: runsRe, tags: tagFilterFn() || ".*" });
+    return url("data/plugin/scalars/download_all", { runs: runsRe, tags: tagFilterFn() || ".*" });
   };
-  link.addEventListener("mousedown", update);
-  link.addEventListener("focus", update);
-  update();
+  const link = el("button", {
+    type: "button",
+    class: "button download-all",
+    text: "Download all (zip)",
+    title: "Every visible run × scalar tag as CSV",
+    on: { click: () => startDownload(href()) },
+  });
+  // Nothing to refresh: the URL is built at each click (kept for callers).
+  const update = () => {};
   return { link, update };
 }
 
