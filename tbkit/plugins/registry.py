@@ -27,6 +27,14 @@ metadata, as torch writes hparams). File-based plugins read their files through
 run_dir, wants_run) -> [(run, relative path)]`` and may name the run a directory without
 event files makes with ``run_of(directory, files) -> str | None`` (run discovery asks).
 
+The reader gets each decoder through :func:`decoder` and :func:`legacy_decoder`, which hand
+back the module behind a :class:`GuardedDecoder`: its ``decode``, ``migrate``, ``check`` and
+``empty_value`` raise only ``ValueError`` (``tbkit.errors`` ones, and anything else a decoder
+raises on a hostile record, ``RecursionError`` and ``MemoryError`` included, turned into a
+``ValueError`` naming the plugin), which the reader records as a problem for that record;
+``supported`` answers False when it fails. One bad record never escapes from a frame method
+or a reload. Every other attribute is the module's own.
+
 A route module provides ``blueprint`` (a Flask blueprint, mounted under
 ``/data/plugin/<name>/``) and ``TABS`` (the dashboards it serves, see
 :mod:`tbkit.plugins.web`); its ``static/`` directory holds the dashboard's files. Route
@@ -55,6 +63,7 @@ __all__ = [
     "BUILTIN",
     "ENTRY_POINT_GROUP",
     "ROUTES_ENTRY_POINT_GROUP",
+    "GuardedDecoder",
     "Plugin",
     "data_class_of",
     "decoder",
@@ -114,7 +123,7 @@ def _declared(obj: Any, entry_name: str | None = None) -> list[Plugin]:
             legacy_field=getattr(obj, "LEGACY_FIELD", None),
             file_based=bool(getattr(obj, "FILE_BASED", False)),
         )
-        _decoders.setdefault(entry_name, obj)
+        _decoders.setdefault(entry_name, GuardedDecoder(entry_name, obj))
         return [wrapped]
     return []
 
@@ -175,9 +184,70 @@ def plugin_names() -> list[str]:
 
 _UNKNOWN = object()  # not looked up yet
 
+# The decoder functions the reader calls per series or per point, guarded by GuardedDecoder.
+_GUARDED = ("decode", "migrate", "check", "empty_value")
+
+
+class GuardedDecoder:
+    """A decoder module whose per-record functions fail only with ``ValueError``.
+
+    ``decode``, ``migrate``, ``check`` and ``empty_value`` pass ``ValueError`` (every
+    ``tbkit.errors.InvalidArgumentError`` is one) through and turn any other exception into a
+    ``ValueError`` saying which plugin failed and how; ``supported`` answers False when it
+    raises (the series is refused, with a problem). Other attributes are read from the module;
+    one set on the guard (a test patching a decoder through the registry) shadows the module's.
+
+    Example:
+        >>> dec = decoder("scalars")
+        >>> dec.module.__name__, dec.PLUGIN_NAME
+        ('tbkit.plugins.scalars.decode', 'scalars')
+    """
+
+    def __init__(self, name: str, module: ModuleType | Any) -> None:
+        self._name = name
+        self.module = module
+
+    def __getattr__(self, attr: str) -> Any:
+        found = getattr(self.module, attr)
+        if attr == "supported" and callable(found):
+            return self._guard_supported(found)
+        if attr in _GUARDED and callable(found):
+            return self._guard(found)
+        return found
+
+    def __repr__(self) -> str:
+        return f"GuardedDecoder({self._name!r}, {self.module!r})"
+
+    def _guard(self, function: Callable[..., Any]) -> Callable[..., Any]:
+        name = self._name
+
+        def guarded(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return function(*args, **kwargs)
+            except ValueError:
+                raise
+            except Exception as exc:  # a hostile record must cost only itself
+                detail = str(exc)[:200] or type(exc).__name__
+                raise ValueError(f"the {name} decoder failed ({type(exc).__name__}: {detail})") from exc
+
+        guarded.__wrapped__ = function  # type: ignore[attr-defined]
+        return guarded
+
+    @staticmethod
+    def _guard_supported(function: Callable[..., Any]) -> Callable[..., Any]:
+        def guarded(*args: Any, **kwargs: Any) -> bool:
+            try:
+                return bool(function(*args, **kwargs))
+            except Exception:  # an unreadable payload is refused, with a problem
+                return False
+
+        guarded.__wrapped__ = function  # type: ignore[attr-defined]
+        return guarded
+
 
 def decoder(plugin_name: str) -> Any | None:
-    """The decoder module of ``plugin_name``, or None when no plugin reads it.
+    """The decoder module of ``plugin_name`` (as a :class:`GuardedDecoder`), or None when no
+    plugin reads it.
 
     A third-party decoder that fails to import is treated as absent (None).
     """
@@ -194,8 +264,9 @@ def decoder(plugin_name: str) -> Any | None:
                 found = importlib.import_module(spec.decoder)
             except Exception:  # a broken third-party plugin must not break reading
                 found = None
+    guarded = None if found is None else GuardedDecoder(plugin_name, found)
     with _lock:
-        _decoders.setdefault(plugin_name, found)
+        _decoders.setdefault(plugin_name, guarded)
         return _decoders[plugin_name]
 
 

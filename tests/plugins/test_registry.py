@@ -78,7 +78,7 @@ def test_every_builtin_package_declares_plugins_matching_its_decoder() -> None:
             assert table[p.name] is p
             if p.decoder is not None:
                 dec = registry.decoder(p.name)
-                assert dec is importlib.import_module(p.decoder)
+                assert dec.module is importlib.import_module(p.decoder)
                 assert p.name == dec.PLUGIN_NAME and p.data_class == dec.DATA_CLASS
                 assert p.legacy_field == dec.LEGACY_FIELD
                 assert bool(getattr(dec, "FILE_BASED", False)) == p.file_based
@@ -145,7 +145,7 @@ def test_entry_point_loading_a_plugin(
     spec = Plugin("fake", "tensor", decoder="fake_kind.decode", routes="fake_kind.routes", file_based=True)
     fake_entry_points[registry.ENTRY_POINT_GROUP] = [_EntryPoint("fake", spec)]
     assert registry.plugins()["fake"] is spec
-    assert registry.decoder("fake") is dec and "fake" in registry.plugin_names()
+    assert registry.decoder("fake").module is dec and "fake" in registry.plugin_names()
     assert registry.route_modules()["fake"] is routes
     assert registry.file_based_plugins() == ("projector", "profile", "fake")
 
@@ -168,7 +168,7 @@ def test_entry_point_loading_an_old_style_decoder_is_wrapped(
         _EntryPoint("scalars", dec),  # a built-in name: the built-in wins
     ]
     assert registry.plugins()["old"] == Plugin("old", "blob_sequence", decoder="old_kind")
-    assert registry.decoder("old") is dec
+    assert registry.decoder("old").module is dec
     assert "broken" not in registry.plugins() and registry.decoder("broken") is None
     assert registry.decoder("scalars").__name__ == "tbkit.plugins.scalars.decode"
 

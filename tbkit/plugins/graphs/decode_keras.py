@@ -36,6 +36,8 @@ def parse(blob: bytes | str) -> dict[str, Any]:
         value = json.loads(blob)
     except (ValueError, UnicodeDecodeError) as exc:
         raise ValueError(f"a Keras model config must be JSON: {exc}") from exc
+    except RecursionError:  # nesting deeper than the interpreter's stack: hostile, not a model
+        raise ValueError("a Keras model config nests too deeply to be read") from None
     if not isinstance(value, dict):
         raise ValueError(f"a Keras model config must be a JSON object, got {type(value).__name__}")
     return value
@@ -56,20 +58,39 @@ def blobs(stored: np.ndarray) -> list[bytes]:
 
 
 def _history(value: Any, out: list[str]) -> None:
-    """Collect inbound layer names: Keras 3 ``keras_history`` and Keras 2 ``[name, i, j, {}]``."""
-    if isinstance(value, dict):
-        history = value.get("keras_history")
-        if isinstance(history, list) and history and isinstance(history[0], str):
-            out.append(history[0])
-            return
-        for item in value.values():
-            _history(item, out)
-    elif isinstance(value, list):
-        if len(value) >= 3 and isinstance(value[0], str) and isinstance(value[1], int):
-            out.append(value[0])
-            return
-        for item in value:
-            _history(item, out)
+    """Collect inbound layer names: Keras 3 ``keras_history`` and Keras 2 ``[name, i, j, {}]``.
+
+    Walked with a stack of its own, not recursion: a config nested as deep as JSON allows
+    must not exhaust the interpreter's stack.
+    """
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            history = item.get("keras_history")
+            if isinstance(history, list) and history and isinstance(history[0], str):
+                out.append(history[0])
+                continue
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, list):
+            if len(item) >= 3 and isinstance(item[0], str) and isinstance(item[1], int):
+                out.append(item[0])
+                continue
+            stack.extend(reversed(item))
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _batch_shape(shape: Any) -> list[list[int]] | None:
+    """An ``InputLayer``'s batch shape as one dim list (-1 for None); None unless a list of ints."""
+    if not isinstance(shape, list):
+        return None
+    dims = [-1 if d is None else d for d in shape]
+    if not all(isinstance(d, int) and not isinstance(d, bool) for d in dims):
+        return None
+    return [dims]
 
 
 def layer_rows(config: dict[str, Any]) -> list[dict[str, Any]]:
@@ -83,12 +104,15 @@ def layer_rows(config: dict[str, Any]) -> list[dict[str, Any]]:
         >>> [(r["name"], r["inputs"]) for r in layer_rows(cfg)]
         [('m/d1', []), ('m/d2', ['m/d1'])]
     """
-    body = config.get("config") or {}
+    body = _dict(config.get("config"))
     scope = str(body.get("name") or config.get("class_name") or "model")
     sequential = config.get("class_name") == "Sequential"
     rows: list[dict[str, Any]] = []
-    for layer in body.get("layers") or []:
-        inner = layer.get("config") or {}
+    layers = body.get("layers")
+    for layer in layers if isinstance(layers, list) else []:
+        if not isinstance(layer, dict):  # an oddly shaped config: what is not a layer is passed over
+            continue
+        inner = _dict(layer.get("config"))
         name = str(layer.get("name") or inner.get("name") or f"layer_{len(rows)}")
         inbound: list[str] = []
         if sequential:
@@ -100,7 +124,7 @@ def layer_rows(config: dict[str, Any]) -> list[dict[str, Any]]:
         rows.append({
             "name": f"{scope}/{name}", "op": str(layer.get("class_name", "")), "inputs": inbound,
             "device": "",
-            "shape": [[-1 if d is None else int(d) for d in shape]] if isinstance(shape, list) else None,
+            "shape": _batch_shape(shape),
             "scope": scope,
         })  # fmt: skip
     return rows
