@@ -189,7 +189,7 @@ def extract(buf: bytes, starts: np.ndarray, lengths: np.ndarray, keep: Keep | No
 
 
 def scan_extract(
-    buf: bytes, start: int = 0, *, resyncing: bool = False, keep: Keep | None = None
+    buf: bytes | memoryview, start: int = 0, *, resyncing: bool = False, keep: Keep | None = None
 ) -> tuple[RecordScan, FastScalars]:
     """:func:`~tbkit.record.scan.scan_records` and :func:`extract` of the records it finds.
 
@@ -207,6 +207,7 @@ def scan_extract(
     """
     core = native.core()
     if core is None:
+        buf = buf if isinstance(buf, bytes) else bytes(buf)  # the CRC packages take bytes alone
         scan = scan_records_python(buf, start, resyncing=resyncing)
         if keep is not None:
             scan = _without_refused(buf, scan, keep)

@@ -68,9 +68,13 @@ def load_file(
     first = state.offset
     want = chunk
     tail = 0
+    buffer = bytearray(0)  # reused by the reads of this file (grown for a record longer than a chunk)
     while state.offset < end:
+        count = min(want, end - state.offset)
+        if len(buffer) < count:
+            buffer = bytearray(count)
         try:
-            data = storage.read_bytes(path, state.offset, min(want, end - state.offset))
+            data = memoryview(buffer)[: storage.read_into(path, state.offset, memoryview(buffer)[:count])]
         except StorageError as exc:
             with lock:
                 run.problem(path, None, str(exc))
@@ -95,7 +99,9 @@ def load_file(
     release_when_due(state.offset - first)  # not after every small file: a trim walks the heap
 
 
-def _load_buffer(run: RunData, state: FileState, data: bytes, lock: AbstractContextManager[object]) -> int:
+def _load_buffer(
+    run: RunData, state: FileState, data: memoryview, lock: AbstractContextManager[object]
+) -> int:
     """Apply every complete record of ``data``; returns the bytes consumed."""
     pos = 0
     size = WINDOW
@@ -122,7 +128,7 @@ def _load_buffer(run: RunData, state: FileState, data: bytes, lock: AbstractCont
 def _apply_records(
     run: RunData,
     state: FileState,
-    buf: bytes,
+    buf: memoryview,
     starts: np.ndarray,
     lengths: np.ndarray,
     base: int,

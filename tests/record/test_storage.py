@@ -95,8 +95,9 @@ def test_exists_is_false_for_missing(base: str) -> None:
         lambda p: storage.read_bytes(p, 3),
         lambda p: storage.size(p),
         lambda p: storage.listdir(p),
+        lambda p: storage.read_into(p, 0, memoryview(bytearray(4))),
     ],
-    ids=["read_bytes", "read_bytes_offset", "size", "listdir"],
+    ids=["read_bytes", "read_bytes_offset", "size", "listdir", "read_into"],
 )
 def test_missing_path_raises_storage_error_with_path(base: str, call) -> None:
     path = storage.join(base, "no", "such", "thing")
@@ -157,3 +158,14 @@ def test_is_file(base: str) -> None:
     assert storage.is_file(path)
     assert not storage.is_file(storage.join(base, "d"))
     assert not storage.is_file(storage.join(base, "missing"))
+
+
+def test_read_into_fills_a_reused_buffer_from_an_offset(base: str) -> None:
+    path = storage.join(base, "data.bin")
+    _write(path, bytes(range(100)))
+    buffer = bytearray(b"\xff" * 40)
+    assert storage.read_into(path, 10, memoryview(buffer)[:30]) == 30
+    assert bytes(buffer[:30]) == bytes(range(10, 40)) and buffer[30:] == b"\xff" * 10
+    assert storage.read_into(path, 90, memoryview(buffer)) == 10  # fewer at the end of the file
+    assert bytes(buffer[:10]) == bytes(range(90, 100))
+    assert storage.read_into(path, 100, memoryview(buffer)) == 0
