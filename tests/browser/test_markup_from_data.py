@@ -84,3 +84,31 @@ def test_no_element_or_url_attribute_comes_from_names(page, serve, logdir, dashb
     names = zipfile.ZipFile(io.BytesIO(Path(everything.value.path()).read_bytes())).namelist()
     assert len(names) == len(RUNS)
     _assert_no_markup_from_data(page)
+
+
+HPARAM = f'<a href="https://evil.example/{MARK}4">{MARK}4</a>'
+VALUE = f'<a href="https://evil.example/{MARK}5">{MARK}5</a><b>bold</b>'
+
+
+@pytest.fixture(scope="module")
+def hparams_logdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("markup_hparams")
+    for i, value in enumerate([VALUE, "plain"]):
+        with tbkit.SummaryWriter(str(root / f"session{i}")) as w:
+            w.add_hparams({HPARAM: value, "lr": 0.1 * (i + 1)}, {"m": float(i)})
+    return root
+
+
+def test_plotly_text_from_names_is_text(page, serve, hparams_logdir):
+    # Before: plotly read axis titles, tick labels and hover text as its HTML subset, so a
+    # hyperparameter named <a href=...> became a live link in the scatter matrix.
+    server = serve(hparams_logdir)
+    open_dashboard(page, server.url, "hparams")
+    page.locator(".parcoords[data-ready='1']").wait_for(timeout=WAIT_MS)
+    page.locator(".splom-details summary").click()
+    matrix = page.locator(".splom[data-ready='1']")
+    matrix.wait_for(timeout=WAIT_MS)
+    assert matrix.locator("a").count() == 0 and matrix.locator("b").count() == 0
+    shown = matrix.locator("svg text").all_text_contents()
+    assert any(f"{MARK}4</a>" in t for t in shown)  # the name is drawn, as its characters
+    _assert_no_markup_from_data(page)

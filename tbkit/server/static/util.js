@@ -171,6 +171,14 @@ export function lazyLoader(load, rootMargin = "300px") {
   };
 }
 
+/**
+ * A name or value as plotly text: plotly reads its strings as a subset of HTML (`<a href>`,
+ * `<b>`, `<br>` ...), so `&`, `<` and `>` go in as entities and data never becomes markup.
+ */
+export function plotlyText(value) {
+  return String(value).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
 /** Remove anything active from server-sanitized HTML (defence in depth) and return a fragment. */
 export function safeFragment(html) {
   // Rename event-handler attributes before parsing: Chromium reports (though never runs) an

@@ -1,7 +1,7 @@
 // The scatter-plot matrix (plotly, SVG scatter subplots: its WebGL splom needs `new Function`,
 // which the page's Content-Security-Policy forbids): one column per hyperparameter axis, one row
 // per metric axis, one point per shown session, coloured like the parallel coordinates.
-import { cssVar } from "../../util.js";
+import { cssVar, plotlyText } from "../../util.js";
 
 export const CONFIG = { displayModeBar: false, responsive: true, displaylogo: false };
 
@@ -25,9 +25,9 @@ export function matrixFigure(hAxes, mAxes, sessions, colorAxis) {
     showline: true,
     range: padded(a.range),
     tickvals: a.tickvals,
-    ticktext: a.ticktext,
+    ticktext: a.ticktext && a.ticktext.map(plotlyText),
     tickfont: { size: 9 },
-    title: title ? { text: a.label, font: { size: 10 }, standoff: 4 } : undefined,
+    title: title ? { text: plotlyText(a.label), font: { size: 10 }, standoff: 4 } : undefined,
   });
   hAxes.forEach((a, i) => (layout[`xaxis${i ? i + 1 : ""}`] = axis(a, true)));
   mAxes.forEach((a, j) => (layout[`yaxis${j ? j + 1 : ""}`] = axis(a, true)));
@@ -35,7 +35,7 @@ export function matrixFigure(hAxes, mAxes, sessions, colorAxis) {
   if (colorAxis) {
     Object.assign(marker, { color: sessions.map(colorAxis.plot), colorscale: "Viridis", cmin: colorAxis.range[0], cmax: colorAxis.range[1] });
   } else marker.color = cssVar("--accent") || "#f57c00";
-  const names = sessions.map((s) => s.name);
+  const names = sessions.map((s) => plotlyText(s.name));
   const index = sessions.map((_, k) => k);
   const data = [];
   mAxes.forEach((m, j) => {

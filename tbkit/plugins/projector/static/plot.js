@@ -1,6 +1,6 @@
 // The Projector's one plotly figure: an SVG scatter in 2-D, scatter3d (one WebGL context) in 3-D.
 // Not scattergl: its regl shaders are compiled with new Function(), which the server's CSP forbids.
-import { cssVar } from "../../util.js";
+import { cssVar, plotlyText } from "../../util.js";
 import { markerColors } from "./colors.js";
 
 export const CONFIG = { displaylogo: false, responsive: true, scrollZoom: true, modeBarButtonsToRemove: ["toImage", "lasso2d", "select2d"] };
@@ -30,7 +30,7 @@ export function figure(view) {
     return { rows, xyz: three ? { x: at(0), y: at(1), z: at(2) } : { x: at(0), y: at(1) }, kept: rows.map((r) => (idx ? idx[r] : r)) };
   };
   const text = new Array(count);
-  for (let k = 0; k < count; k++) text[k] = view.labels(idx ? idx[k] : k);
+  for (let k = 0; k < count; k++) text[k] = plotlyText(view.labels(idx ? idx[k] : k));
   const dimmed = view.matches !== null || view.selected !== null;
   const size = three ? 2.5 : 5;
   const base = {
@@ -50,7 +50,7 @@ export function figure(view) {
   const accent = cssVar("--accent") || "#f57c00";
   const overlay = (name, indices, marker) => {
     const { xyz, kept } = pick(indices);
-    const hover = kept.map((i) => view.labels(i));
+    const hover = kept.map((i) => plotlyText(view.labels(i)));
     const m = typeof marker === "function" ? marker(kept) : marker;
     traces.push({ type, mode: "markers", name, ...xyz, hovertext: hover, hovertemplate: "%{hovertext}<extra></extra>", marker: m });
     pointsOf.push((p) => kept[p]);
@@ -69,7 +69,7 @@ export function figure(view) {
   }
   const text2 = cssVar("--chart-text") || "#555";
   const grid = cssVar("--chart-grid") || "#e6e8eb";
-  const axis = (title) => ({ title: { text: title, font: { size: 11 } }, gridcolor: grid, zerolinecolor: grid, linecolor: grid, tickfont: { size: 10 } });
+  const axis = (title) => ({ title: { text: plotlyText(title), font: { size: 11 } }, gridcolor: grid, zerolinecolor: grid, linecolor: grid, tickfont: { size: 10 } });
   const layout = {
     margin: { l: 40, r: 10, t: 10, b: 36 },
     paper_bgcolor: "rgba(0,0,0,0)",
