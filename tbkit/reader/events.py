@@ -83,6 +83,7 @@ class RunData:
     passed_over: set[str] = field(default_factory=set)  # tags of other kinds, when scalars_only
     deferred: list[tuple[str, int, int]] = field(default_factory=list)  # (path, offset, restarts before)
     restarts: list[int] = field(default_factory=list)  # steps of the purging restarts, when scalars_only
+    verdicts: dict[bytes, bool] = field(default_factory=dict, repr=False)  # tag filter's, by tag bytes
 
     # -- bookkeeping -------------------------------------------------------------------
 

@@ -189,12 +189,22 @@ def extract(buf: bytes, starts: np.ndarray, lengths: np.ndarray, keep: Keep | No
 
 
 def scan_extract(
-    buf: bytes | memoryview, start: int = 0, *, resyncing: bool = False, keep: Keep | None = None
+    buf: bytes | memoryview,
+    start: int = 0,
+    *,
+    resyncing: bool = False,
+    keep: Keep | None = None,
+    known: dict[bytes, bool] | None = None,
 ) -> tuple[RecordScan, FastScalars]:
     """:func:`~tbkit.record.scan.scan_records` and :func:`extract` of the records it finds.
 
     The compiled core does both in one pass over the bytes (each record decoded while it is
     in the cache); the pure-Python path runs the two in turn. The results are the same.
+
+    With ``keep``, a record whose tag (:func:`peek_tags`) ``keep`` refuses is framed and
+    passed over: its data checksum is not checked, and it is neither listed nor decoded.
+    ``known`` (``{tag bytes: kept}``) remembers ``keep``'s verdicts from call to call, so the
+    compiled walk takes the GIL only for tags it has not met before.
 
     Example:
         >>> from tbkit.proto import event_pb2, summary_pb2
@@ -212,7 +222,9 @@ def scan_extract(
         if keep is not None:
             scan = _without_refused(buf, scan, keep)
         return scan, _kept(extract_python(buf, scan.starts, scan.lengths), keep)
-    (starts, lengths, end, found, still), cols = core.scan_extract(buf, start, resyncing, keep)
+    if known is None or keep is None:
+        known = {}
+    (starts, lengths, end, found, still), cols = core.scan_extract(buf, start, resyncing, keep, known)
     problems = [(offset, _REASONS[kind]) for offset, kind in found]
     scan = RecordScan(np.frombuffer(starts, np.int64), np.frombuffer(lengths, np.int64), end, problems, still)
     handled, index, tag_ids, kinds, steps, walls, values, tags = cols

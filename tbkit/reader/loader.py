@@ -108,7 +108,7 @@ def _load_buffer(
     keep = run.wants if run.tag_filter is not None else None  # other tags' scalars: framed, not listed
     while pos < len(data):
         window = data[pos : pos + size]
-        scan, fast = fastscalar.scan_extract(window, resyncing=state.resyncing, keep=keep)
+        scan, fast = fastscalar.scan_extract(window, resyncing=state.resyncing, keep=keep, known=run.verdicts)
         with lock:  # framing and bulk decoding (which release the GIL) ran without it
             for offset, reason in scan.problems:
                 run.problem(state.path, state.offset + pos + offset, f"corrupt record: {reason}")

@@ -442,7 +442,7 @@ static inline uint64_t tag_key(const unsigned char *p, Py_ssize_t len) {
 static inline uint64_t tag_slot(uint64_t key) { return (key * 0xD6E8FEB86659FD93ULL) >> (64 - SLOT_BITS); }
 
 typedef struct {
-    Py_ssize_t pos;
+    const unsigned char *ptr; /* the tag's bytes (in the buffer scanned, or a known tag's bytes) */
     int len;
     int collide; /* another tag of its length shares its slot */
     uint64_t key;
@@ -508,7 +508,7 @@ static inline int32_t tag_intern(tag_set *set, const unsigned char *b, Py_ssize_
                 return tag_intern(set, b, pos, len); /* the table was rebuilt: probe again */
             }
             tag_info *t = &set->tags[set->count];
-            t->pos = pos;
+            t->ptr = b + pos;
             t->len = len;
             t->key = key;
             t->collide = 0;
@@ -517,7 +517,7 @@ static inline int32_t tag_intern(tag_set *set, const unsigned char *b, Py_ssize_
             return (int32_t)set->count++;
         }
         tag_info *t = &set->tags[*slot];
-        if (t->key == key && t->len == len && memcmp(b + t->pos, b + pos, (size_t)len) == 0) {
+        if (t->key == key && t->len == len && memcmp(t->ptr, b + pos, (size_t)len) == 0) {
             return *slot;
         }
     }
@@ -589,7 +589,7 @@ static PyObject *name_tags(tag_set *set, tag_info **order, const unsigned char *
     }
     for (Py_ssize_t j = 0; j < set->count; j++) {
         tag_info *t = order[j];
-        PyObject *tag = PyUnicode_DecodeUTF8((const char *)b + t->pos, t->len, "strict");
+        PyObject *tag = PyUnicode_DecodeUTF8((const char *)t->ptr, t->len, "strict");
         if (!tag) {
             if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
                 goto fail;
@@ -1004,12 +1004,60 @@ static PyObject *bytes_of(const void *data, Py_ssize_t size) {
 }
 
 PyDoc_STRVAR(scan_extract_doc,
-             "scan_extract(buf, start, resyncing, keep=None) -> (scan, scalars)\n\n"
+             "scan_extract(buf, start, resyncing, keep=None, known=None) -> (scan, scalars)\n\n"
              "scan(buf, start, resyncing) and extract() of its records in one pass over the bytes:\n"
              "scan is scan()'s tuple; scalars is (handled, index, tag_ids, kinds, steps, walls,\n"
              "values, tags), the arrays as bytearrays of native items (handled: one byte a record).\n"
              "keep: a callable told each tag; a record whose tag (peeked at before its data checksum)\n"
-             "it refuses is framed and passed over: not checked, listed or decoded.");
+             "it refuses is framed and passed over: not checked, listed or decoded. known: a dict\n"
+             "{tag bytes: kept} of verdicts already reached (keep is not asked about those), to which\n"
+             "the verdicts of this call are added.");
+
+/* Enter the verdicts of `known` ({tag bytes: kept}) into `peeked`, so that keep is not asked
+ * (nor the GIL taken) for them; the keys stay alive in the dict for the call. Returns how many
+ * were entered, -1 with an exception set. */
+static Py_ssize_t preset_verdicts(tag_set *peeked, PyObject *known) {
+    PyObject *key, *value;
+    Py_ssize_t i = 0;
+    while (PyDict_Next(known, &i, &key, &value)) {
+        if (!PyBytes_Check(key)) {
+            PyErr_SetString(PyExc_TypeError, "known tags must be bytes");
+            return -1;
+        }
+        Py_ssize_t len = PyBytes_GET_SIZE(key);
+        int kept = PyObject_IsTrue(value);
+        if (kept < 0) {
+            return -1;
+        }
+        if (len < 1 || len >= 0x80) {
+            continue; /* never a peeked tag */
+        }
+        int32_t id = tag_intern(peeked, (const unsigned char *)PyBytes_AS_STRING(key), 0, (int)len);
+        if (id < 0) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        peeked->tags[id].final = !kept;
+    }
+    return peeked->count;
+}
+
+/* Add the verdicts reached during the call (tags `from` on of `peeked`) to `known`. */
+static int save_verdicts(tag_set *peeked, Py_ssize_t from, PyObject *known) {
+    for (Py_ssize_t j = from; j < peeked->count; j++) {
+        tag_info *t = &peeked->tags[j];
+        if (t->final == TAG_UNDECIDED) {
+            continue;
+        }
+        PyObject *key = PyBytes_FromStringAndSize((const char *)t->ptr, t->len);
+        if (!key || PyDict_SetItem(known, key, t->final ? Py_False : Py_True) < 0) {
+            Py_XDECREF(key);
+            return -1;
+        }
+        Py_DECREF(key);
+    }
+    return 0;
+}
 
 static int vec_reserve(vec64 *v, Py_ssize_t cap) {
     v->data = malloc(sizeof(int64_t) * (size_t)(cap ? cap : 1));
@@ -1031,8 +1079,8 @@ static PyObject *py_scan_extract(PyObject *self, PyObject *args) {
     Py_buffer view;
     Py_ssize_t start;
     int resyncing;
-    PyObject *keep_obj = Py_None;
-    if (!PyArg_ParseTuple(args, "y*np|O", &view, &start, &resyncing, &keep_obj)) {
+    PyObject *keep_obj = Py_None, *known = NULL;
+    if (!PyArg_ParseTuple(args, "y*np|OO!", &view, &start, &resyncing, &keep_obj, &PyDict_Type, &known)) {
         return NULL;
     }
     if (start < 0) {
@@ -1069,8 +1117,12 @@ static PyObject *py_scan_extract(PyObject *self, PyObject *args) {
     Py_ssize_t records = (n > start ? n - start : 0) / OVERHEAD + 1;
     int nomem = tag_set_grow(&sink.set, 64) || vec_reserve(&r.heads, records) || vec_reserve(&r.lengths, records);
     sink.keep = keep;
+    Py_ssize_t preset = 0;
     if (keep && !nomem) {
         nomem = tag_set_grow(&sink.peeked, 64);
+        if (!nomem && known && (preset = preset_verdicts(&sink.peeked, known)) < 0) {
+            goto done;
+        }
     }
     if (!nomem) {
         Py_BEGIN_ALLOW_THREADS;
@@ -1091,6 +1143,9 @@ static PyObject *py_scan_extract(PyObject *self, PyObject *args) {
     }
     if (nomem) {
         PyErr_NoMemory();
+        goto done;
+    }
+    if (known && save_verdicts(&sink.peeked, preset, known) < 0) {
         goto done;
     }
     tags = name_tags(&sink.set, order, b, keep);

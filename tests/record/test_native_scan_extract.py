@@ -132,3 +132,27 @@ def test_peek_tags_by_hand():
     assert ok.tolist() == [True, True, False, False, False]
     found = [buf[p : p + n] for p, n in zip(pos[ok].tolist(), length[ok].tolist(), strict=True)]
     assert found == [b"loss", b"img"]
+
+
+def test_known_verdicts_spare_asking_again():
+    raws = [_event(s, 1.0, [_value(f"t{s % 3}", "simple", s)]) for s in range(1, 31)]
+    raws.append(_image("img", 1))
+    buf = encode_records(raws)
+    asked: list[str] = []
+
+    def chooser(tag: str) -> bool:
+        asked.append(tag)
+        return tag == "t1"
+
+    known: dict[bytes, bool] = {}
+    with path("1"):
+        first = fastscalar.scan_extract(buf, keep=chooser, known=known)
+        assert known == {b"t0": False, b"t1": True, b"t2": False, b"img": False}
+        del asked[:]
+        again = fastscalar.scan_extract(buf, keep=chooser, known=known)
+    assert asked == ["t1"]  # the scalar tags kept are still named once; refused ones are not asked
+    assert first[0].starts.tolist() == again[0].starts.tolist() and again[1].tags == ["t1"]
+    _, fast = scan_extract_both(buf, keep=chooser)
+    assert fast.values.tolist() == again[1].values.tolist()
+    with path("1"), pytest.raises(TypeError):
+        fastscalar.scan_extract(buf, keep=chooser, known={"t1": True})
