@@ -30,7 +30,7 @@ from waitress import wasyncore
 from tbkit._memory import settle_heap
 from tbkit.errors import TbkitError
 from tbkit.provider import DataProvider
-from tbkit.server.app import SECURITY_HEADERS, create_app
+from tbkit.server.app import MAX_CONTENT_LENGTH, SECURITY_HEADERS, create_app
 from tbkit.server.connections import REQUEST_TIMEOUT, GuardedServer
 from tbkit.server.reload import Reloader, ReloadState
 
@@ -172,6 +172,9 @@ def start(
             connection_limit=connection_limit,
             request_timeout=request_timeout,
             error_headers=SECURITY_HEADERS,
+            # A body over the app's limit is refused (413) as soon as its headers arrive,
+            # not after waitress has waited for all of it.
+            max_request_body_size=MAX_CONTENT_LENGTH,
             ident="tbkit",
             outbuf_overflow=OUTBUF_OVERFLOW,
         )
