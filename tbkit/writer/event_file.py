@@ -4,16 +4,36 @@
 encodes, frames and writes in batches. The thread writes whenever ``max_queue`` items are
 pending and at least every ``flush_secs`` seconds; callers block only when the queue is
 over its hard bound. A failure in the thread is kept and raised on the next call or on
-``close()``. Writers still open at interpreter exit are closed (their data written).
+``flush()``/``close()``. Writers still open at interpreter exit are closed (their data written).
+
+Faults that would otherwise lose data silently (issue 14):
+
+* **A full disk**: an unbuffered write may write fewer bytes than asked; the rest is written
+  again until the kernel refuses (``ENOSPC``), which fails the writer (raised as above).
+* **The directory deleted under a running writer** (local files): before each batch the
+  thread checks that its path still names its open file; when it does not, the directory
+  and a new event file (header, metadata again) are created and writing goes on there, with
+  one ``RuntimeWarning`` — TensorFlow's ``EventsWriter`` does the same; torch goes on writing
+  into the unlinked file and loses everything. Only what was already on disk when the user
+  deleted it is gone. If the directory cannot be made again, the writer fails.
+* **``fork()``** (a DataLoader worker): the child inherits the writer but not its thread.
+  Its first call opens a file of its own in the same directory (the file name carries the
+  pid) with a thread of its own; what the parent had queued is left to the parent. A child
+  that never logs creates nothing. In a ``multiprocessing`` child the writer is closed when
+  the process ends (its finalizers run; ``atexit`` does not). torch writes nothing from the
+  child and raises nothing.
 """
 
 from __future__ import annotations
 
 import atexit
 import collections
+import contextlib
+import os
 import sys
 import threading
 import time
+import warnings
 import weakref
 from collections.abc import Callable, Iterable
 from typing import IO
@@ -60,6 +80,15 @@ def write_event_file(logdir: str, events: Iterable[event_pb2.Event], *, filename
     return path
 
 
+def _after_fork_in_child() -> None:
+    for writer in list(_live):
+        writer._forked = writer._failed = True
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 @atexit.register
 def _close_all() -> None:
     for writer in list(_live):
@@ -87,7 +116,12 @@ class EventFileWriter:
         if max_queue < 1:
             raise ValueError(f"max_queue must be at least 1, got {max_queue!r}")
         storage.makedirs(logdir)
+        self._logdir, self._suffix = logdir, filename_suffix
         self._file, self.path = self._create(logdir, filename_suffix)
+        self._local = storage.is_local(self.path)
+        self._identity = self._identity_of(self._file)
+        self._pid = os.getpid()
+        self._forked = False  # set in a child after fork(): the next call opens the child's file
         self._flush_secs = float(flush_secs)
         self._wake_at = int(max_queue)
         self._queue: collections.deque[object] = collections.deque()
@@ -98,10 +132,21 @@ class EventFileWriter:
         self._bytes_since_wait = 0
         self._tags_with_metadata: set[str] = set()
         self._scalars = ScalarBatchEncoder()
-        self._write(_header_record())
-        self._thread = threading.Thread(target=self._run, name=f"tbkit-writer:{self.path}", daemon=True)
-        self._thread.start()
+        self._write_header()
+        self._thread = self._start_thread()
         _live.add(self)
+
+    def _start_thread(self) -> threading.Thread:
+        thread = threading.Thread(target=self._run, name=f"tbkit-writer:{self.path}", daemon=True)
+        thread.start()
+        return thread
+
+    def _write_header(self) -> None:
+        try:
+            self._write(_header_record())
+        except OSError as exc:
+            self._file.close()
+            raise StorageError(f"cannot write event file ({exc.strerror or exc})", path=self.path) from exc
 
     @staticmethod
     def _create(logdir: str, suffix: str) -> tuple[IO[bytes], str]:
@@ -118,12 +163,40 @@ class EventFileWriter:
     # -- the caller's side -------------------------------------------------------------
 
     def _check(self) -> None:
+        if self._forked:
+            self._start_in_child()
         if self._closed:
             raise WriterClosedError(path=self.path)
         if self._error is not None:
             raise WriterError(
                 f"the background writer failed: {self._error!r}", path=self.path
             ) from self._error
+
+    def _start_in_child(self) -> None:
+        """In a child after fork(): a file and a thread of the child's own, the same directory."""
+        self._forked = False
+        self._queue.clear()  # the parent's pending items: the parent writes them
+        self._wake = threading.Event()
+        self._pid = os.getpid()
+        if self._closed or self._error is not None:
+            return  # the child inherits a closed or failed writer as it is
+        self._file, self.path = self._create(self._logdir, self._suffix)
+        self._identity = self._identity_of(self._file)
+        self._tags_with_metadata = set()
+        self._scalars = ScalarBatchEncoder()
+        self._bytes_since_wait = 0
+        self._write_header()
+        self._failed = False
+        self._thread = self._start_thread()
+        util = sys.modules.get("multiprocessing.util")
+        if util is not None:  # a multiprocessing child ends with os._exit: atexit would not run
+            util.Finalize(self, self._close_quietly, exitpriority=10)
+
+    def _close_quietly(self) -> None:
+        try:
+            self.close()
+        except Exception as exc:  # at the end of a worker process: nobody is left to raise to
+            print(f"tbkit: {exc}", file=sys.stderr)
 
     def add_scalar(self, tag: str, value: float, step: int, wall_time: float) -> None:
         """Queue one scalar (already validated) to be written as a float32 ``simple_value``."""
@@ -204,6 +277,9 @@ class EventFileWriter:
         """
         if self._closed:
             return
+        if self._forked:  # a child that never logged: nothing of its own to write
+            self._closed = self._failed = True
+            return
         self._wait_written()
         self._closed = self._failed = True
         self._wake.set()
@@ -227,7 +303,54 @@ class EventFileWriter:
         self._failed = True
 
     def _write(self, data: bytes) -> None:
-        self._file.write(data)
+        """Write all of ``data``: an unbuffered write may write fewer bytes (a disk filling
+        up); the rest is written again until the kernel refuses it (``ENOSPC`` raises)."""
+        view = memoryview(data)
+        while view:
+            written = self._file.write(view)
+            if written is None:  # fsspec files buffer: they take everything
+                return
+            if written <= 0:
+                raise OSError(f"the file took {written} of {len(view)} bytes")
+            view = view[written:]
+
+    def _still_there(self) -> bool:
+        """Whether the path still names the open file (local files; remote ones are trusted)."""
+        if not self._local:
+            return True
+        try:
+            on_disk = os.stat(self.path)
+        except OSError:
+            return False
+        return self._identity is None or (on_disk.st_ino, on_disk.st_dev) == self._identity
+
+    def _identity_of(self, file: IO[bytes]) -> tuple[int, int] | None:
+        """``(inode, device)`` of a local open file (None when it has no descriptor)."""
+        if not self._local:
+            return None
+        try:
+            found = os.fstat(file.fileno())
+        except (OSError, AttributeError, ValueError):
+            return None
+        return found.st_ino, found.st_dev
+
+    def _reopen(self) -> None:
+        """The file was deleted (with its directory, say): a new one, header and metadata again."""
+        old = self.path
+        with contextlib.suppress(OSError):
+            self._file.close()
+        try:
+            storage.makedirs(self._logdir)
+            self._file, self.path = self._create(self._logdir, self._suffix)
+            self._identity = self._identity_of(self._file)
+            self._write(_header_record())
+        except Exception as exc:
+            self._fail(exc)
+            return
+        self._tags_with_metadata = set()
+        self._scalars = ScalarBatchEncoder()
+        message = f"tbkit: event file {old} was deleted while being written; writing {self.path} instead"
+        warnings.warn(message, RuntimeWarning, stacklevel=1)
 
     def _run(self) -> None:
         while True:
@@ -239,6 +362,8 @@ class EventFileWriter:
 
     def _drain(self) -> None:
         queue = self._queue
+        if queue and self._error is None and not self._still_there():
+            self._reopen()
         while queue:
             popleft = queue.popleft
             items = [popleft() for _ in range(len(queue))]
