@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 from flask import Blueprint, Response, current_app
 
-from tbkit.errors import InvalidArgumentError, NotFoundError
+from tbkit.errors import DataError, InvalidArgumentError, NotFoundError
 from tbkit.plugins import web
 from tbkit.plugins.graphs.metadata import PLUGIN_NAME, PLUGIN_NAME_KERAS_MODEL
 from tbkit.plugins.graphs.source import KINDS, LoadedGraph
@@ -86,6 +86,21 @@ def list_graphs() -> Response:
     return web.json_response(out)
 
 
+def _parsed(plugin: str, blob: bytes, run: str, tag: str) -> LoadedGraph:
+    """The graph in ``blob``; a 404 saying why when it cannot be read (never a 500).
+
+    A malformed graph is logged data: the decoders should report it as a problem, but one
+    that slips through (oddly shaped Keras JSON raised AttributeError, deep nesting
+    RecursionError) must cost only this answer.
+    """
+    try:
+        return LoadedGraph.from_blob(plugin, blob)
+    except (ValueError, TypeError, AttributeError, KeyError, IndexError, RecursionError, DataError) as exc:
+        raise NotFoundError(
+            f"run {run!r} has a graph under tag {tag!r} that cannot be read ({type(exc).__name__}: {exc})"
+        ) from None
+
+
 def _load(args: Any) -> tuple[tuple, LoadedGraph, dict[str, Any]]:
     """The graph named by ``run``, ``tag`` (and optionally ``plugin``): cache key, graph, facts."""
     run = web.str_param(args, "run")
@@ -107,7 +122,7 @@ def _load(args: Any) -> tuple[tuple, LoadedGraph, dict[str, Any]]:
     key = (run, tag, plugin, datum.values[0].blob_key, datum.step, datum.wall_time)
     graphs, _ = _caches()
     blob_key = datum.values[0].blob_key
-    loaded = graphs.get(key, lambda: LoadedGraph.from_blob(plugin, provider.read_blob(blob_key)))
+    loaded = graphs.get(key, lambda: _parsed(plugin, provider.read_blob(blob_key), run, tag))
     facts = {"run": run, "tag": tag, "plugin": plugin, "graph_kind": loaded.kind, "step": datum.step}
     return key, loaded, facts
 
