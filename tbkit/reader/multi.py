@@ -26,6 +26,7 @@ from tbkit.plugins import registry
 from tbkit.provider import DataClass, Keep, PluginFile, Run, Series, SeriesInfo, SeriesProvider
 from tbkit.reader.discovery import discover_runs
 from tbkit.reader.index import LogdirIndex, LogdirProvider
+from tbkit.reader.plugin_files import set_file_policy
 from tbkit.record import storage
 
 __all__ = ["MultiLogdirProvider"]
@@ -58,6 +59,8 @@ class MultiLogdirProvider(SeriesProvider):
         logdirs: ``(name, path or URL)`` pairs.
         purge_orphaned_data: Apply ``SessionLog.START`` purges, as TensorBoard does.
         threads: Runs read at the same time (default: the CPU count, at most 4).
+        allow_outside_files: Read plugin files a run names that resolve outside its logdir
+            (``tbkit serve --allow_outside_files``; see :mod:`tbkit.plugins._paths`).
     """
 
     def __init__(
@@ -66,7 +69,9 @@ class MultiLogdirProvider(SeriesProvider):
         *,
         purge_orphaned_data: bool = True,
         threads: int = LOAD_THREADS,
+        allow_outside_files: bool = False,
     ) -> None:
+        self.allow_outside_files = bool(allow_outside_files)
         self.logdirs = [(str(name), str(path)) for name, path in logdirs]
         self._purge = purge_orphaned_data
         self._threads = max(1, int(threads))
@@ -99,6 +104,7 @@ class MultiLogdirProvider(SeriesProvider):
                         continue
                 directory = logdir if run == "." else storage.join(logdir, run)
                 index = LogdirIndex(directory, runs=["."], purge_orphaned_data=self._purge, compact=True)
+                set_file_policy(index, root=logdir, allow_outside=self.allow_outside_files)
                 with self._lock:
                     self._runs.setdefault(name, _RunEntry(LogdirProvider(index, run_name=name)))
                 new.append(name)

@@ -1,22 +1,55 @@
 """The files of the file-based kinds (projector, profile): listed by their decoders, read for the provider.
 
 Paths are relative to a run's directory; only what a kind's decoder lists (its
-``plugin_files``) can be read, so a request never reaches another file.
+``plugin_files``) can be read, so a request never reaches another file. Each listed file
+must also pass :mod:`tbkit.plugins._paths`' policy: its real path inside the log directory's
+real tree or its run directory's; one resolving elsewhere (a symlink, an absolute or ``..``
+path) is neither listed nor read, unless the index's policy (:func:`set_file_policy`, which
+``MultiLogdirProvider(allow_outside_files=True)`` sets for ``tbkit serve
+--allow_outside_files``) allows files outside.
 """
 
 from __future__ import annotations
 
+import weakref
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tbkit.errors import NotFoundError, StorageError
 from tbkit.plugins import registry
+from tbkit.plugins._paths import OUTSIDE_HINT, is_allowed
 from tbkit.provider import PluginFile
 from tbkit.record import storage
 
 if TYPE_CHECKING:
     from tbkit.reader.index import LogdirIndex
 
-__all__ = ["list_plugin_files", "read_listed", "read_plugin_file"]
+__all__ = ["FilePolicy", "list_plugin_files", "read_listed", "read_plugin_file", "set_file_policy"]
+
+
+@dataclass(frozen=True)
+class FilePolicy:
+    """Where an index's plugin files may resolve: ``root`` (the log directory; None: the
+    index's own logdir) and whether files outside are allowed."""
+
+    root: str | None = None
+    allow_outside: bool = False
+
+
+_policies: weakref.WeakKeyDictionary[LogdirIndex, FilePolicy] = weakref.WeakKeyDictionary()
+
+
+def set_file_policy(index: LogdirIndex, *, root: str | None = None, allow_outside: bool = False) -> None:
+    """Set the file policy of ``index``: ``root`` is the log directory it belongs to (a
+    provider reading each run as an index of its own passes the logdir), ``allow_outside``
+    lets files resolving outside it be read (``--allow_outside_files``)."""
+    _policies[index] = FilePolicy(root, allow_outside)
+
+
+def _allowed(index: LogdirIndex, run: str, path: str) -> bool:
+    policy = _policies.get(index, FilePolicy())
+    root = index.logdir if policy.root is None else policy.root
+    return is_allowed(path, logdir=root, run_dir=index.run_dir(run), allow_outside=policy.allow_outside)
 
 
 def list_plugin_files(
@@ -38,6 +71,8 @@ def list_plugin_files(
         if runs is not None and run not in runs:
             continue
         path = storage.join(index.run_dir(run), *relative.split("/"))
+        if not _allowed(index, run, path):
+            continue
         try:
             size = storage.size(path)
         except StorageError:
@@ -60,10 +95,15 @@ def read_listed(
 ) -> bytes | NotFoundError:
     """:func:`read_plugin_file` against a listing of ``(run, path)`` already made: the bytes, or
     the NotFoundError saying why not."""
+    full = storage.join(index.run_dir(run), *path.split("/"))
     if (run, path) not in listed:
+        if not _allowed(index, run, full):
+            return NotFoundError(f"{plugin_name} file {path!r} of run {run!r} is not read: {OUTSIDE_HINT}")
         return NotFoundError(f"no {plugin_name} file {path!r} in run {run!r}")
+    if not _allowed(index, run, full):  # changed since it was listed
+        return NotFoundError(f"{plugin_name} file {path!r} of run {run!r} is not read: {OUTSIDE_HINT}")
     try:
-        return storage.read_bytes(storage.join(index.run_dir(run), *path.split("/")))
+        return storage.read_bytes(full)
     except StorageError as exc:
         error = NotFoundError(f"{plugin_name} file {path!r} of run {run!r} cannot be read: {exc}")
         error.__cause__ = exc
