@@ -84,6 +84,10 @@ class RunData:
     deferred: list[tuple[str, int, int]] = field(default_factory=list)  # (path, offset, restarts before)
     restarts: list[int] = field(default_factory=list)  # steps of the purging restarts, when scalars_only
     verdicts: dict[bytes, bool] = field(default_factory=dict, repr=False)  # tag filter's, by tag bytes
+    _plugin_verdicts: dict[tuple[str, bytes], tuple[bool, str | None]] = field(
+        default_factory=dict, repr=False, compare=False
+    )  # plugins' supported/check, per payload
+    _simple_meta: SeriesMeta | None = field(default=None, repr=False, compare=False)
 
     # -- bookkeeping -------------------------------------------------------------------
 
@@ -119,19 +123,31 @@ class RunData:
         if found is not None:
             return found
         created = SeriesData(tag, meta, compact=self.compact)
-        dec = registry.decoder(meta.plugin_name)
-        if dec is not None and not dec.supported(meta.plugin_content):
+        refused, reason = self._plugin_verdict(meta.plugin_name, meta.plugin_content)
+        if refused:
             created.refused = True
             self.problem(path, None, f"tag {tag!r}: {meta.plugin_name} payload of a newer version; not read")
-        elif dec is not None and hasattr(dec, "check"):
-            try:
-                reason = dec.check(meta.plugin_content)
-            except ValueError as exc:
-                reason = str(exc)
-            if reason:
-                self.problem(path, None, f"tag {tag!r}: {reason}")
+        elif reason:
+            self.problem(path, None, f"tag {tag!r}: {reason}")
         self.series[tag] = created
         return created
+
+    def _plugin_verdict(self, plugin_name: str, content: bytes) -> tuple[bool, str | None]:
+        """``(refused, reason)`` of the plugin's ``supported``/``check`` for ``content``, asked
+        once per run and payload (many runs of few series each made this a per-series cost)."""
+        key = (plugin_name, content)
+        found = self._plugin_verdicts.get(key)
+        if found is None:
+            dec = registry.decoder(plugin_name)
+            reason = None
+            refused = dec is not None and not dec.supported(content)
+            if not refused and dec is not None and hasattr(dec, "check"):
+                try:
+                    reason = dec.check(content)
+                except ValueError as exc:
+                    reason = str(exc)
+            found = self._plugin_verdicts[key] = (refused, reason or None)
+        return found
 
     def _purge_run(self, step: int) -> None:
         for series in self.series.values():
@@ -314,8 +330,10 @@ class RunData:
         series = self.series.get(tag)
         if series is None:
             if kinds[0] == 0:  # simple_value: migrated to the plugin that owns it
-                legacy = registry.legacy_decoder("simple_value")
-                meta = SeriesMeta(legacy.PLUGIN_NAME, DataClass(legacy.DATA_CLASS))
+                if self._simple_meta is None:
+                    legacy = registry.legacy_decoder("simple_value")
+                    self._simple_meta = SeriesMeta(legacy.PLUGIN_NAME, DataClass(legacy.DATA_CLASS))
+                meta = self._simple_meta
             else:  # a tensor without metadata: TensorBoard keeps it as a plugin-less tensor
                 meta = SeriesMeta("", DataClass.TENSOR)
             other = tag in self.passed_over or meta.data_class is not DataClass.SCALAR
