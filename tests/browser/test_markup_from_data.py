@@ -112,3 +112,32 @@ def test_plotly_text_from_names_is_text(page, serve, hparams_logdir):
     shown = matrix.locator("svg text").all_text_contents()
     assert any(f"{MARK}4</a>" in t for t in shown)  # the name is drawn, as its characters
     _assert_no_markup_from_data(page)
+
+
+IMAGE_TAG = f'<img src="https://evil.example/{MARK}6" onerror="window.__xss=1">'
+
+
+@pytest.fixture(scope="module")
+def media_logdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    import numpy as np
+
+    root = tmp_path_factory.mktemp("markup_media")
+    for i, run in enumerate(RUNS):
+        with tbkit.SummaryWriter(str(root / run)) as w:
+            for step in range(2):
+                w.add_histogram(TAG, np.arange(10.0) + i + step, step)
+                w.add_image(IMAGE_TAG, np.full((3, 4, 4), 40 * (i + step), np.uint8), step)
+    return root
+
+
+@pytest.mark.parametrize(
+    ("dashboard", "ready"),
+    [("histograms", ".plot[data-ready='1']"), ("distributions", ".plot[data-ready='1']"), ("images", "img")],
+)
+def test_no_url_attribute_from_names_on_the_media_dashboards(page, serve, media_logdir, dashboard, ready):
+    server = serve(media_logdir)
+    open_dashboard(page, server.url, dashboard)
+    root = page.locator(f".dashboard[data-dashboard='{dashboard}']")
+    root.locator(ready).first.wait_for(timeout=WAIT_MS)
+    assert root.locator("a").filter(has_text=MARK).count() == 0
+    _assert_no_markup_from_data(page)
