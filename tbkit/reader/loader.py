@@ -202,7 +202,7 @@ def load_passed_over(run: RunData, lock: AbstractContextManager[object] | None =
     with lock:
         deferred, restarts = run.deferred, run.restarts
         run.deferred, run.restarts, run.scalars_only = [], [], False
-    windows: dict[str, tuple[int, bytes, np.ndarray, np.ndarray]] = {}
+    windows: dict[str, tuple[int, bytes | memoryview, np.ndarray, np.ndarray]] = {}
     replayed = 0
     for path, offset, seen in deferred:
         event = _reread(run, path, offset, windows, lock)
@@ -223,7 +223,7 @@ def _reread(
     run: RunData,
     path: str,
     offset: int,
-    windows: dict[str, tuple[int, bytes, np.ndarray, np.ndarray]],
+    windows: dict[str, tuple[int, bytes | memoryview, np.ndarray, np.ndarray]],
     lock: AbstractContextManager[object],
 ) -> event_pb2.Event | None:
     """The event of the record at ``offset`` of ``path``, read again (by windows of CHUNK bytes,
@@ -231,8 +231,12 @@ def _reread(
     start, data, starts, lengths = windows.get(path, (0, b"", _NO_RECORDS, _NO_RECORDS))
     found = _framed(starts, lengths, offset - start)
     if found is None:
-        try:
-            start, data = offset, storage.read_bytes(path, offset, CHUNK)
+        try:  # each path's windows are read into one buffer (the window before is done with)
+            if isinstance(data, memoryview) and len(data.obj) == CHUNK:  # type: ignore[arg-type]
+                buffer = data.obj
+            else:  # no bigger than what is left of the file: many small files may be re-read at once
+                buffer = bytearray(max(min(CHUNK, storage.size(path) - offset), HEADER_SIZE))
+            start, data = offset, memoryview(buffer)[: storage.read_into(path, offset, memoryview(buffer))]
             if len(data) >= HEADER_SIZE and parse_record(data, 0).status is Status.PARTIAL:
                 length = int.from_bytes(data[:8], "little")  # a record longer than CHUNK
                 if length < storage.size(path):

@@ -45,7 +45,12 @@ def _load_native() -> Callable[[bytes], int] | None:
         pass
     else:
         if google_crc32c.implementation == "c":  # pragma: no branch - depends on the wheel
-            return google_crc32c.value
+            value = google_crc32c.value
+
+            def of_any_buffer(data: bytes) -> int:  # google_crc32c takes bytes alone
+                return value(data if isinstance(data, bytes) else bytes(data))
+
+            return of_any_buffer
     return _load_core()
 
 

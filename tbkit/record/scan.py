@@ -246,7 +246,7 @@ def _walk(buf: bytes, start: int, resyncing: bool) -> tuple[list[int], int, list
         off = end
 
 
-def scan_records(buf: bytes, start: int = 0, *, resyncing: bool = False) -> RecordScan:
+def scan_records(buf: bytes | memoryview, start: int = 0, *, resyncing: bool = False) -> RecordScan:
     """Find and verify every complete record of ``buf`` from ``start``, tolerantly.
 
     A record with a bad data checksum is skipped (its framing is still trusted); after a
@@ -263,7 +263,7 @@ def scan_records(buf: bytes, start: int = 0, *, resyncing: bool = False) -> Reco
     """
     core = native.core()
     if core is None:
-        return scan_records_python(buf, start, resyncing=resyncing)
+        return scan_records_python(buf if isinstance(buf, bytes) else bytes(buf), start, resyncing=resyncing)
     starts, lengths, end, found, still = core.scan(buf, start, resyncing)
     problems = [(offset, _NATIVE_REASONS[kind]) for offset, kind in found]
     return RecordScan(np.frombuffer(starts, np.int64), np.frombuffer(lengths, np.int64), end, problems, still)
