@@ -161,8 +161,8 @@ def _apply_fast(
 ) -> None:
     """Apply the fast scalars ``lo:hi``, tag by tag (the tag filter already left the others out).
 
-    The scalars are put in tag order once (a stable radix sort of the tag ids, then one take
-    per column) and each tag gets its slice, instead of a search and a take per tag.
+    The scalars are put in tag order once (a stable radix sort of the tag ids) and each tag
+    takes its slice of that order, instead of a comparison and a search per tag.
     """
     ids = fast.tag_ids[lo:hi]
     columns = (fast.kinds, fast.steps, fast.wall_times, fast.values)
@@ -175,12 +175,10 @@ def _apply_fast(
     present = np.flatnonzero(counts).tolist()
     bounds = np.concatenate([[0], np.cumsum(counts[present])]).tolist()
     take = order + lo
-    kinds, steps, walls, values = (c[take] for c in columns)
-    places = None if at is None else at[fast.index[take]]
     for k, tag_id in enumerate(present):
-        a, b = bounds[k], bounds[k + 1]
-        where = None if places is None else places[a:b]
-        run.apply_scalars(fast.tags[tag_id], kinds[a:b], steps[a:b], walls[a:b], values[a:b], state, where)
+        sel = take[bounds[k] : bounds[k + 1]]  # a copy per tag: a series owns its points (a view
+        where = None if at is None else at[fast.index[sel]]  # of a shared block would keep it all)
+        run.apply_scalars(fast.tags[tag_id], *(c[sel] for c in columns), state, where)
 
 
 def _narrow(ids: np.ndarray, largest: int) -> np.ndarray:
