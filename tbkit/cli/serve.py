@@ -103,6 +103,13 @@ def add_server_flags(parser: argparse.ArgumentParser) -> None:
         metavar="BOOL",
         help="drop data orphaned by restarts (SessionLog.START), as TensorBoard does (default true)",
     )
+    parser.add_argument(
+        "--allow_outside_files",
+        action="store_true",
+        help="serve files a run names (projector tensors and metadata, profile traces) even when they "
+        "resolve outside the log directory, through a symlink or an absolute or .. path (default: refused; "
+        "a run directory linked into the logdir is always followed)",
+    )
 
 
 def _host(args: argparse.Namespace) -> str:
@@ -218,6 +225,7 @@ def serve_logdirs(
     port: int | None = None,
     reload_interval: float = 5.0,
     purge_orphaned_data: bool = True,
+    allow_outside_files: bool = False,
     window_title: str = "",
     path_prefix: str = "",
     samples_per_plugin: Mapping[str, int | None] | None = None,
@@ -228,7 +236,8 @@ def serve_logdirs(
     """Serve ``logdirs`` (``(name, path)`` pairs) until interrupted, as ``tbkit serve`` does; returns 0.
 
     Builds the provider over the logdirs and serves it with :func:`tbkit.server.serve.serve`
-    (the other arguments are its own). A logdir that does not exist or is a file, and one
+    (the other arguments are its own). ``allow_outside_files``: read plugin files that resolve
+    outside the logdir (see :mod:`tbkit.plugins._paths`). A logdir that does not exist or is a file, and one
     where the first load found no event files, get one ``tbkit: warning:`` line each on
     ``err`` (default stderr); serving goes on.
 
@@ -241,7 +250,9 @@ def serve_logdirs(
     from tbkit.server.serve import serve
 
     err = err if err is not None else sys.stderr
-    provider = MultiLogdirProvider(logdirs, purge_orphaned_data=purge_orphaned_data)
+    provider = MultiLogdirProvider(
+        logdirs, purge_orphaned_data=purge_orphaned_data, allow_outside_files=allow_outside_files
+    )
     warned = logdir_warnings(logdirs)
     for _, message in warned:
         print(f"tbkit: warning: {message}", file=err, flush=True)
@@ -273,6 +284,7 @@ def run_server(args: argparse.Namespace, logdirs: list[tuple[str, str]]) -> int:
         port=args.port,
         reload_interval=args.reload_interval,
         purge_orphaned_data=args.purge_orphaned_data,
+        allow_outside_files=getattr(args, "allow_outside_files", False),
         window_title=args.window_title,
         path_prefix=args.path_prefix,
         samples_per_plugin=samples,
