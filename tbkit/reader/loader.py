@@ -95,6 +95,7 @@ def load_file(
         if tail and not state.resyncing and not cut_short:  # while resyncing, kept bytes are no record yet
             reason = f"incomplete last record ({tail} bytes; the file may still be being written)"
             state.tail = Problem(run.name, path, state.offset, reason)
+    del buffer  # before the trim, so that its pages can go back
     release_when_due(state.offset - first)  # not after every small file: a trim walks the heap
 
 
