@@ -206,14 +206,18 @@ class GuardedDecoder:
     def __init__(self, name: str, module: ModuleType | Any) -> None:
         self._name = name
         self.module = module
+        self._guards: dict[str, tuple[Callable[..., Any], Callable[..., Any]]] = {}
 
     def __getattr__(self, attr: str) -> Any:
         found = getattr(self.module, attr)
-        if attr == "supported" and callable(found):
-            return self._guard_supported(found)
-        if attr in _GUARDED and callable(found):
-            return self._guard(found)
-        return found
+        if not callable(found) or (attr != "supported" and attr not in _GUARDED):
+            return found
+        cached = self._guards.get(attr)
+        if cached is not None and cached[0] is found:  # the module's function unchanged
+            return cached[1]
+        guarded = self._guard_supported(found) if attr == "supported" else self._guard(found)
+        self._guards[attr] = (found, guarded)
+        return guarded
 
     def __repr__(self) -> str:
         return f"GuardedDecoder({self._name!r}, {self.module!r})"
