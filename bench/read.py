@@ -265,7 +265,7 @@ def worker(tool: str, logdir: str, spec: dict) -> None:
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     import pandas  # noqa: F401 - every tool builds a DataFrame; its import is not timed
 
-    if tool == "tbkit":
+    if tool.startswith("tbkit"):  # tbkit and tbkit_tag alike: the import is not timed
         from tbkit.record import native
 
         native.core()  # TBKIT_NATIVE=1 and no compiled core: fail here, not halfway
