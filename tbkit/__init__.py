@@ -9,9 +9,8 @@ Example:
 from tbkit import errors
 from tbkit._version import __version__
 from tbkit.plugins.scalars.aggregate import aggregate
-from tbkit.reader.distributed import read_dask
 from tbkit.reader.iterator import summary_iterator
-from tbkit.reader.logdir import Logdir, read
+from tbkit.reader.logdir import Logdir, read, read_dask
 from tbkit.writer.summary_writer import SummaryWriter
 
 

@@ -336,8 +336,8 @@ def plot(
     from tbkit.cli.report import build_report
 
     _, html_type, _, _ = _ipython()
-    page, _ = build_report(_FrameSource(frame), title=title or "scalars", smoothing=smoothing, points=points)
-    frame_html = _frame_html(page, height, label=f"tbkit: {title or 'scalars'}")
+    page, _ = build_report(_FrameSource(frame), title=title or "charts", smoothing=smoothing, points=points)
+    frame_html = _frame_html(page, height, label=f"tbkit: {title or 'charts'}")
     return html_type(f'<div class="tbkit-plot">{frame_html}</div>')  # a bare iframe makes IPython warn
 
 

@@ -1,4 +1,4 @@
-"""Reading logdirs as Dask DataFrames: one partition per run, read where Dask runs it.
+"""Logdirs as Dask DataFrames (:func:`tbkit.read_dask`): one partition per run, read by its task.
 
 The runs are discovered on the caller's side (listings only, no data); each partition is
 one run, read by a task with :func:`tbkit.read` on that run alone, so a cluster's workers
@@ -12,7 +12,7 @@ from __future__ import annotations
 import glob as globbing
 import os
 import posixpath
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from tbkit.errors import InvalidArgumentError, MissingDependencyError
@@ -23,9 +23,10 @@ from tbkit.record import storage
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["read_dask"]
+__all__ = ["dask_frame", "expand_logdirs"]
 
 _GLOB_CHARS = frozenset("*?[")
+Reader = Callable[..., Any]  # Logdir: (path, runs=, tags=, purge_orphaned_data=) -> .frame(kind)
 
 
 def _dask_dataframe() -> Any:
@@ -86,6 +87,7 @@ def _run_name(prefix: str, run: str) -> str:
 def read_run_frame(
     part: tuple[str, str, str],
     kind: str,
+    reader: Reader,
     tags: NameSpec,
     purge_orphaned_data: bool,
     dtypes: dict[str, Any] | None = None,
@@ -97,11 +99,9 @@ def read_run_frame(
     """
     import pandas as pd
 
-    from tbkit.reader.logdir import Logdir
-
     logdir, run, name = part
     where = logdir if run == "." else storage.join(logdir, *run.split("/"))
-    frame = Logdir(where, runs=["."], tags=tags, purge_orphaned_data=purge_orphaned_data).frame(kind)
+    frame = reader(where, runs=["."], tags=tags, purge_orphaned_data=purge_orphaned_data).frame(kind)
     if "run" in frame.columns:
         frame["run"] = pd.Categorical([name] * len(frame))
     if frame.empty and dtypes:
@@ -109,39 +109,16 @@ def read_run_frame(
     return frame
 
 
-def read_dask(
+def dask_frame(
     logdirs: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
-    kind: str = "scalars",
+    kind: str,
     *,
+    reader: Reader,
     runs: NameSpec = None,
     tags: NameSpec = None,
     purge_orphaned_data: bool = True,
 ) -> Any:
-    """Read logdirs as one Dask DataFrame of ``kind``, one partition per run.
-
-    Args:
-        logdirs: A logdir (path or fsspec URL), a glob of them (``s3://bucket/exp-*``), or a
-            list of either. With several logdirs, runs are named ``<part>/<run>``, ``<part>``
-            being each logdir's path after the part they all share.
-        kind: A frame kind of :meth:`tbkit.reader.logdir.Logdir.frame` (``scalars``,
-            ``histograms``, ``images`` ...).
-        runs: Only runs whose name (as named in the result) fully matches this regex, or is
-            in this list.
-        tags: Only tags whose name fully matches this regex, or is in this list.
-        purge_orphaned_data: As :func:`tbkit.read`.
-
-    Returns:
-        A ``dask.dataframe.DataFrame`` with the columns and dtypes of the pandas frame; its
-        ``compute()`` equals the pandas frame of the same runs, row for row.
-
-    Raises:
-        MissingDependencyError: Dask is not installed (``pip install "tbkit[dask]"``).
-        PathNotFoundError: A logdir does not exist.
-
-    Example:
-        >>> df = read_dask("s3://bucket/experiments/*")  # doctest: +SKIP
-        >>> df.groupby(["run", "tag"], observed=True)["value"].max().compute()  # doctest: +SKIP
-    """
+    """:func:`tbkit.read_dask`'s work: ``reader`` (:class:`tbkit.Logdir`) reads each partition's run."""
     dd = _dask_dataframe()
     wanted = name_filter(runs, "runs")
     found = expand_logdirs(logdirs)
@@ -155,9 +132,9 @@ def read_dask(
     from dask.dataframe.utils import clear_known_categories
 
     if not parts:  # the columns and dtypes of an empty frame of the kind
-        meta = read_run_frame((_empty_logdir(), ".", "."), kind, tags, purge_orphaned_data).iloc[:0]
+        meta = read_run_frame((_empty_logdir(), ".", "."), kind, reader, tags, purge_orphaned_data).iloc[:0]
     else:  # the first run's: its filled columns show their dtypes (str, not object)
-        meta = read_run_frame(parts[0], kind, tags, purge_orphaned_data).iloc[:0]
+        meta = read_run_frame(parts[0], kind, reader, tags, purge_orphaned_data).iloc[:0]
     meta = clear_known_categories(meta)
     dtypes = meta.dtypes.to_dict()
     # Dask would turn object columns into strings; these hold arrays and bytes, as in pandas.
@@ -165,7 +142,7 @@ def read_dask(
         if not parts:
             return dd.from_pandas(meta, npartitions=1)
         return dd.from_map(
-            lambda part: read_run_frame(part, kind, tags, purge_orphaned_data, dtypes),
+            lambda part: read_run_frame(part, kind, reader, tags, purge_orphaned_data, dtypes),
             parts,
             meta=meta,
             enforce_metadata=False,

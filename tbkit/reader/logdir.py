@@ -10,6 +10,7 @@ import numpy as np
 
 from tbkit.errors import InvalidArgumentError
 from tbkit.plugins import registry
+from tbkit.plugins.scalars.metadata import PLUGIN_NAME as SCALARS
 from tbkit.reader import frames
 from tbkit.reader.discovery import checked_logdir
 from tbkit.reader.index import LogdirIndex, LogdirProvider, NameSpec
@@ -99,6 +100,47 @@ def read(
         0    .
     """
     return Logdir(logdir, runs=runs, tags=tags, purge_orphaned_data=purge_orphaned_data)
+
+
+def read_dask(
+    logdirs: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    kind: str = SCALARS,
+    *,
+    runs: NameSpec = None,
+    tags: NameSpec = None,
+    purge_orphaned_data: bool = True,
+) -> Any:
+    """Read logdirs as one Dask DataFrame of ``kind``, one partition per run.
+
+    The runs are discovered here (listings only); each partition's task reads its run with
+    :class:`Logdir`, where Dask runs it.
+
+    Args:
+        logdirs: A logdir (path or fsspec URL), a glob of them (``s3://bucket/exp-*``), or a
+            list of either. With several logdirs, runs are named ``<part>/<run>``, ``<part>``
+            being each logdir's path after the part they all share.
+        kind: A frame kind of :meth:`Logdir.frame` (``scalars``, ``histograms`` ...).
+        runs: Only runs whose name (as named in the result) fully matches this regex, or is
+            in this list.
+        tags: Only tags whose name fully matches this regex, or is in this list.
+        purge_orphaned_data: As :func:`read`.
+
+    Returns:
+        A ``dask.dataframe.DataFrame`` with the columns and dtypes of the pandas frame; its
+        ``compute()`` equals the pandas frame of the same runs, row for row.
+
+    Raises:
+        MissingDependencyError: Dask is not installed (``pip install "tbkit[dask]"``).
+        PathNotFoundError: A logdir does not exist.
+
+    Example:
+        >>> df = read_dask("s3://bucket/experiments/*")  # doctest: +SKIP
+        >>> df.groupby(["run", "tag"], observed=True)["value"].max().compute()  # doctest: +SKIP
+    """
+    from tbkit.reader.distributed import dask_frame
+
+    options = {"runs": runs, "tags": tags, "purge_orphaned_data": purge_orphaned_data}
+    return dask_frame(logdirs, kind, reader=Logdir, **options)
 
 
 def _blob(row: Any) -> bytes:
@@ -315,7 +357,7 @@ class Logdir:
     def to_parquet(
         self,
         path: str,
-        kind: str = "scalars",
+        kind: str = SCALARS,
         *,
         partition_by: str | Sequence[str] | None = None,
         **kwargs: Any,
@@ -337,13 +379,11 @@ class Logdir:
         keys = [partition_by] if isinstance(partition_by, str) else list(partition_by)
         write_partitioned(frame, path, keys)
 
-    def to_dask(self, kind: str = "scalars") -> Any:
+    def to_dask(self, kind: str = SCALARS) -> Any:
         """The frame of ``kind`` as a Dask DataFrame, one partition per run (read by Dask's workers).
 
-        The same runs and tags as this logdir's; see :func:`tbkit.reader.distributed.read_dask`.
+        The same runs and tags as this logdir's; see :func:`read_dask`.
         """
-        from tbkit.reader.distributed import read_dask
-
         return read_dask(self.path, kind, **self._options)
 
     def to_csv(self, path: str, kind: str = "scalars", **kwargs: Any) -> None:

@@ -11,8 +11,9 @@ import pandas as pd
 import pytest
 
 import tbkit
+from tbkit import read_dask
 from tbkit.errors import MissingDependencyError
-from tbkit.reader.distributed import expand_logdirs, read_dask
+from tbkit.reader.distributed import expand_logdirs
 
 distributed = pytest.importorskip("distributed", reason="the dask extra is not installed")
 
