@@ -16,11 +16,11 @@ from __future__ import annotations
 import html
 import logging
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, Response, send_file
+from flask import Flask, Response, current_app, send_file
 from werkzeug.exceptions import HTTPException
 
 from tbkit._version import __version__
@@ -29,9 +29,10 @@ from tbkit.plugins import registry, web
 from tbkit.plugins.colors import run_color
 from tbkit.provider import DataProvider
 from tbkit.server.assets import StaticFiles, content_type, safe_file
+from tbkit.server.hosts import HostCheck, host_name
 from tbkit.server.reload import ReloadState
 
-__all__ = ["CSP", "MAX_CONTENT_LENGTH", "SECURITY_HEADERS", "create_app"]
+__all__ = ["CSP", "MAX_CONTENT_LENGTH", "SECURITY_HEADERS", "create_app", "security_headers"]
 
 MAX_CONTENT_LENGTH = 1 << 20
 CSP = (
@@ -68,19 +69,64 @@ SECURITY_HEADERS: tuple[tuple[str, str], ...] = (
 )
 
 
-def _security_headers(response: Response) -> Response:
-    headers = response.headers
-    for name, value in SECURITY_HEADERS:
-        headers.setdefault(name, value)
+def security_headers(frame_ancestors: Sequence[str] = ()) -> tuple[tuple[str, str], ...]:
+    """:data:`SECURITY_HEADERS`, or, when pages of ``frame_ancestors`` may embed the app (a
+    notebook's origin), with ``frame-ancestors 'self' <origins>`` and no ``X-Frame-Options``
+    (which cannot name an origin)."""
+    if not frame_ancestors:
+        return SECURITY_HEADERS
+    csp = CSP.replace("frame-ancestors 'none'", "frame-ancestors " + " ".join(["'self'", *frame_ancestors]))
+    return tuple(
+        (name, csp if name == "Content-Security-Policy" else value)
+        for name, value in SECURITY_HEADERS
+        if name != "X-Frame-Options"
+    )
+
+
+def _with_headers(response: Response, headers: Iterable[tuple[str, str]]) -> Response:
+    for name, value in headers:
+        response.headers.setdefault(name, value)
     return response
+
+
+def _security_headers(response: Response) -> Response:
+    return _with_headers(response, current_app.config.get(_HEADERS_KEY, SECURITY_HEADERS))
+
+
+_HEADERS_KEY = "TBKIT_SECURITY_HEADERS"
+_Headers = tuple[tuple[str, str], ...]
+
+
+class _HostMiddleware:
+    """Answer only requests whose ``Host`` names this server (see :mod:`tbkit.server.hosts`)."""
+
+    def __init__(
+        self, app: Callable[..., Any], check: HostCheck, headers: tuple[tuple[str, str], ...]
+    ) -> None:
+        self.app = app
+        self.check = check
+        self.headers = headers
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        host = environ.get("HTTP_HOST")
+        if self.check.allows(host):
+            return self.app(environ, start_response)
+        message = (
+            f"this server does not answer to the host name {host_name(host or '')!r} (a defence against "
+            "DNS rebinding); to allow it, start it with --allowed_hosts NAME"
+        )
+        return _with_headers(web.json_response({"error": message}, 403), self.headers)(
+            environ, start_response
+        )
 
 
 class _PrefixMiddleware:
     """Serve the app under ``prefix`` only: ``/p/x`` reaches ``/x``; ``/p`` redirects to ``/p/``."""
 
-    def __init__(self, app: Callable[..., Any], prefix: str) -> None:
+    def __init__(self, app: Callable[..., Any], prefix: str, headers: _Headers) -> None:
         self.app = app
         self.prefix = prefix
+        self.headers = headers
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         path = environ.get("PATH_INFO", "") or "/"
@@ -94,7 +140,7 @@ class _PrefixMiddleware:
             response = web.json_response(
                 {"error": f"not found (the app is served under {self.prefix}/)"}, 404
             )
-        return _security_headers(response)(environ, start_response)
+        return _with_headers(response, self.headers)(environ, start_response)
 
 
 def _error_response(exc: Exception) -> Response:
@@ -149,6 +195,8 @@ def create_app(
     path_prefix: str = "",
     samples_per_plugin: Mapping[str, int | None] | None = None,
     reload_state: ReloadState | None = None,
+    allowed_hosts: HostCheck | None = None,
+    frame_ancestors: Sequence[str] = (),
 ) -> Flask:
     """The Flask app serving ``provider`` (see ``docs/http_api.md``).
 
@@ -158,6 +206,10 @@ def create_app(
         path_prefix: Serve everything under this path (e.g. ``/tb``), for reverse proxies.
         samples_per_plugin: Points served per series by default, by plugin name (None: all).
         reload_state: The live-reload counters the UI polls (default: a fixed state, loaded).
+        allowed_hosts: Answer only requests whose ``Host`` this check allows (403 for the
+            others); None answers every host (``tbkit.server.serve`` always sets one).
+        frame_ancestors: Origins whose pages may embed the app in a frame (a notebook's);
+            by default none may.
 
     Returns:
         The app; serve it with any WSGI server (``tbkit.server.serve`` uses waitress).
@@ -172,6 +224,7 @@ def create_app(
     app.url_map.merge_slashes = False  # "//" is refused by the static route, never redirected
     app.config["MAX_CONTENT_LENGTH"] = MAX_CONTENT_LENGTH
     app.config["JSON_SORT_KEYS"] = False
+    headers = app.config[_HEADERS_KEY] = security_headers(frame_ancestors)
     app.extensions[web.EXTENSION] = web.AppState(
         provider=provider,
         window_title=window_title or "TensorBoard (tbkit)",
@@ -267,7 +320,9 @@ def create_app(
         return web.json_response(state.as_dict())
 
     if prefix:
-        app.wsgi_app = _PrefixMiddleware(app.wsgi_app, prefix)  # type: ignore[method-assign]
+        app.wsgi_app = _PrefixMiddleware(app.wsgi_app, prefix, headers)  # type: ignore[method-assign]
+    if allowed_hosts is not None:
+        app.wsgi_app = _HostMiddleware(app.wsgi_app, allowed_hosts, headers)  # type: ignore[method-assign]
     return app
 
 

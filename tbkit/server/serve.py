@@ -21,7 +21,7 @@ import signal
 import socket
 import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
@@ -30,8 +30,9 @@ from waitress import wasyncore
 from tbkit._memory import settle_heap
 from tbkit.errors import TbkitError
 from tbkit.provider import DataProvider
-from tbkit.server.app import MAX_CONTENT_LENGTH, SECURITY_HEADERS, create_app
+from tbkit.server.app import MAX_CONTENT_LENGTH, create_app, security_headers
 from tbkit.server.connections import REQUEST_TIMEOUT, GuardedServer
+from tbkit.server.hosts import HostCheck
 from tbkit.server.reload import Reloader, ReloadState
 
 __all__ = ["DEFAULT_PORT", "ServerHandle", "serve", "start"]
@@ -131,6 +132,8 @@ def start(
     on_first_load: Callable[[], None] | None = None,
     connection_limit: int | None = None,
     request_timeout: float = REQUEST_TIMEOUT,
+    allowed_hosts: Sequence[str] = (),
+    frame_ancestors: Sequence[str] = (),
 ) -> ServerHandle:
     """Serve ``provider`` in a background thread; returns once the socket listens.
 
@@ -150,6 +153,10 @@ def start(
             longest on its client is closed (default: from the open-file limit).
         request_timeout: Seconds a request may take to arrive whole before its connection
             is closed (slow clients never hold a worker thread: they get none until then).
+        allowed_hosts: Host names to answer to besides this machine's, IP literals,
+            ``localhost`` and ``host`` (``*``: every name); others get a 403, against DNS
+            rebinding (:mod:`tbkit.server.hosts`).
+        frame_ancestors: Origins whose pages may embed the UI in a frame (a notebook's).
     """
     host = "127.0.0.1" if host == "localhost" else host
     settle_heap()  # before the request and reload threads start
@@ -160,6 +167,8 @@ def start(
         path_prefix=path_prefix,
         samples_per_plugin=samples_per_plugin,
         reload_state=state,
+        allowed_hosts=HostCheck(host, allowed_hosts),
+        frame_ancestors=frame_ancestors,
     )
     sock = _bind(host, port, search_port)
     socket_map: dict[int, Any] = {}
@@ -171,7 +180,7 @@ def start(
             threads=threads,
             connection_limit=connection_limit,
             request_timeout=request_timeout,
-            error_headers=SECURITY_HEADERS,
+            error_headers=security_headers(frame_ancestors),
             # A body over the app's limit is refused (413) as soon as its headers arrive,
             # not after waitress has waited for all of it.
             max_request_body_size=MAX_CONTENT_LENGTH,

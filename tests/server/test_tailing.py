@@ -73,7 +73,7 @@ def test_every_point_once_while_a_fast_writer_runs(tmp_path: Path) -> None:
 
             reloader.reload_once()
             answer = client.get("/data/plugin/scalars/scalars?tag=loss&runs=fast").json
-            if answer:
+            if "fast" in answer:  # before the run's first file is listed, it is not known yet
                 series = answer["fast"]
                 steps = np.asarray(series["step"], dtype=np.int64)
                 values = np.asarray(series["value"], dtype=np.float64)
