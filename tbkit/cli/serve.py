@@ -110,6 +110,14 @@ def add_server_flags(parser: argparse.ArgumentParser) -> None:
         "resolve outside the log directory, through a symlink or an absolute or .. path (default: refused; "
         "a run directory linked into the logdir is always followed)",
     )
+    parser.add_argument(
+        "--allowed_hosts",
+        default="",
+        metavar="NAMES",
+        help="comma-separated host names to answer to besides localhost, IP addresses, this machine's "
+        "names and --host (e.g. a reverse proxy's public name; * for any): other Host headers get a 403, "
+        "a defence against DNS rebinding",
+    )
 
 
 def _host(args: argparse.Namespace) -> str:
@@ -226,6 +234,7 @@ def serve_logdirs(
     reload_interval: float = 5.0,
     purge_orphaned_data: bool = True,
     allow_outside_files: bool = False,
+    allowed_hosts: Sequence[str] = (),
     window_title: str = "",
     path_prefix: str = "",
     samples_per_plugin: Mapping[str, int | None] | None = None,
@@ -237,7 +246,8 @@ def serve_logdirs(
 
     Builds the provider over the logdirs and serves it with :func:`tbkit.server.serve.serve`
     (the other arguments are its own). ``allow_outside_files``: read plugin files that resolve
-    outside the logdir (see :mod:`tbkit.plugins._paths`). A logdir that does not exist or is a file, and one
+    outside the logdir (see :mod:`tbkit.plugins._paths`); ``allowed_hosts``: more host
+    names to answer to (see :mod:`tbkit.server.hosts`). A logdir that does not exist or is a file, and one
     where the first load found no event files, get one ``tbkit: warning:`` line each on
     ``err`` (default stderr); serving goes on.
 
@@ -272,6 +282,7 @@ def serve_logdirs(
         out=out,
         ready=ready,
         on_first_load=first_load,
+        allowed_hosts=allowed_hosts,
     )
 
 
@@ -285,6 +296,7 @@ def run_server(args: argparse.Namespace, logdirs: list[tuple[str, str]]) -> int:
         reload_interval=args.reload_interval,
         purge_orphaned_data=args.purge_orphaned_data,
         allow_outside_files=getattr(args, "allow_outside_files", False),
+        allowed_hosts=[n.strip() for n in getattr(args, "allowed_hosts", "").split(",") if n.strip()],
         window_title=args.window_title,
         path_prefix=args.path_prefix,
         samples_per_plugin=samples,

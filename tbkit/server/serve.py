@@ -222,6 +222,7 @@ def serve(
     out: TextIO | None = None,
     ready: Callable[[ServerHandle], None] | None = None,
     on_first_load: Callable[[], None] | None = None,
+    allowed_hosts: Sequence[str] = (),
 ) -> int:
     """Serve ``provider`` until interrupted (Ctrl+C, SIGTERM); returns 0.
 
@@ -230,7 +231,8 @@ def serve(
     (0: once; None: never). The URL is printed on ``out`` (default stdout). ``ready`` is
     called with the handle once the server listens (tests use it to stop it);
     ``on_first_load`` in the reload thread once the first reload succeeded (``tbkit
-    serve`` warns there about logdirs without event files).
+    serve`` warns there about logdirs without event files). ``allowed_hosts``: as
+    :func:`start`'s.
 
     Example:
         >>> from tbkit.provider import InMemoryProvider
@@ -249,6 +251,7 @@ def serve(
         path_prefix=path_prefix,
         samples_per_plugin=samples_per_plugin,
         on_first_load=on_first_load,
+        allowed_hosts=allowed_hosts,
     )
     print(
         f"tbkit serving {provider.data_location()} at {handle.url} (press Ctrl+C to quit)",

@@ -154,3 +154,31 @@ def test_serve_is_quiet_about_a_logdir_with_runs(tmp_path: Path) -> None:
         ready=ready,
     )
     assert err.getvalue() == ""
+
+
+def test_allowed_hosts_reach_the_server(tmp_path: Path) -> None:
+    import argparse
+    import http.client
+
+    from tbkit.cli.serve import add_server_flags
+
+    parser = argparse.ArgumentParser()
+    add_server_flags(parser)
+    args = parser.parse_args(["--allowed_hosts", "tb.example.org, proxy.example.org"])
+    assert args.allowed_hosts == "tb.example.org, proxy.example.org"
+    statuses: dict[str, int] = {}
+
+    def ready(handle: ServerHandle) -> None:
+        for host in ("proxy.example.org", "elsewhere.example.org", "localhost"):
+            conn = http.client.HTTPConnection("127.0.0.1", handle.port, timeout=30)
+            conn.request("GET", "/data/runs", headers={"Host": host})
+            statuses[host] = conn.getresponse().status
+            conn.close()
+        handle.close()
+
+    names = ["tb.example.org", "proxy.example.org"]
+    out, err = io.StringIO(), io.StringIO()
+    serve_logdirs(
+        [("", str(tmp_path))], port=0, reload_interval=0, allowed_hosts=names, out=out, err=err, ready=ready
+    )
+    assert statuses == {"proxy.example.org": 200, "elsewhere.example.org": 403, "localhost": 200}
