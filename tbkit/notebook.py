@@ -90,6 +90,31 @@ def _proxy_base() -> str | None:
     return _base_path(prefix)
 
 
+LOOPBACK_ORIGINS = ("http://localhost:*", "http://127.0.0.1:*", "https://localhost:*", "vscode-webview:")
+
+
+def notebook_origins() -> list[str]:
+    """The origins whose pages may frame a notebook's server: the running Jupyter servers'.
+
+    Read from Jupyter's runtime files when ``jupyter_server`` is importable; otherwise (or
+    when none is listed) the loopback origins of any port and VS Code's webviews. A page
+    served under the notebook's own origin (through the proxy) is always allowed.
+    """
+    origins: list[str] = []
+    try:
+        from jupyter_server.serverapp import list_running_servers
+    except ImportError:
+        list_running_servers = None
+    if list_running_servers is not None:
+        from urllib.parse import urlsplit
+
+        for info in list_running_servers():
+            parts = urlsplit(str(info.get("url", "")))
+            if parts.scheme and parts.netloc:
+                origins.append(f"{parts.scheme}://{parts.netloc}")
+    return sorted(set(origins)) or [*LOOPBACK_ORIGINS]
+
+
 def _start(
     logdir: str, port: int, reload_interval: float, options: dict[str, Any]
 ) -> tuple[NotebookServer, Any]:
@@ -97,6 +122,7 @@ def _start(
     from tbkit.server.serve import start
 
     provider = MultiLogdirProvider([("", logdir)])
+    options = {"frame_ancestors": notebook_origins(), **options}
     base = _proxy_base()
     if base is None:
         handle = start(provider, host="127.0.0.1", port=port, reload_interval=reload_interval, **options)
