@@ -36,7 +36,7 @@ import time
 import warnings
 import weakref
 from collections.abc import Callable, Iterable
-from typing import IO
+from typing import IO, cast
 
 from tbkit.errors import StorageError, WriterClosedError, WriterError
 from tbkit.proto import event_pb2, summary_pb2
@@ -44,6 +44,7 @@ from tbkit.record import storage
 from tbkit.record.framing import encode_record
 from tbkit.writer._scalars import ScalarBatchEncoder
 from tbkit.writer.naming import event_file_name
+from tbkit.writer.rolling import RollingObjectFile
 
 FILE_VERSION = "brain.Event:2"
 _HARD_LIMIT_ITEMS = 1 << 17
@@ -150,6 +151,10 @@ class EventFileWriter:
 
     @staticmethod
     def _create(logdir: str, suffix: str) -> tuple[IO[bytes], str]:
+        if not storage.is_local(logdir):  # an object store: a new object per flush, never a rewrite
+            path = storage.join(logdir, event_file_name(suffix))
+            rolling = RollingObjectFile(path, lambda: storage.join(logdir, event_file_name(suffix)))
+            return cast(IO[bytes], rolling), path
         for _ in range(100):
             path = storage.join(logdir, event_file_name(suffix))
             try:

@@ -69,6 +69,12 @@ class RollingObjectFile:
             self.flush()
             self.closed = True
 
+    def __enter__(self) -> RollingObjectFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def _put(self) -> None:
         path = self._next() if self.paths else self._first
         data = b"".join(self._pending)

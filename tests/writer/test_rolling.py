@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import itertools
+import subprocess
+import sys
+import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -87,3 +91,71 @@ def test_tensorboard_and_tbkit_read_a_rolled_run_whole(s3: S3Server, tmp_path: P
     acc = EventAccumulator(str(local))
     acc.Reload()
     assert [e.step for e in acc.Scalars("loss")] == list(steps)
+
+
+def _s3fs() -> object:
+    import s3fs
+
+    return s3fs.S3FileSystem(skip_instance_cache=True)
+
+
+def test_a_writer_on_s3_is_read_within_the_flush_interval(s3: S3Server) -> None:  # noqa: F811
+    writer = tbkit.SummaryWriter(RUN, flush_secs=0.5)
+    for step in range(50):
+        writer.add_scalar("loss", float(step), step)
+    deadline = time.monotonic() + 30
+    seen = 0
+    while time.monotonic() < deadline and seen < 50:  # not closed, not flushed by hand
+        time.sleep(0.25)
+        frame = tbkit.read("s3://tbkit-test/logs").scalars() if _s3fs().exists(f"{RUN}") else None
+        seen = 0 if frame is None else len(frame)
+    assert seen == 50
+    writer.close()
+
+
+def test_bytes_uploaded_grow_linearly_with_flushes(s3: S3Server) -> None:  # noqa: F811
+    writer = tbkit.SummaryWriter(RUN)
+    sizes = []
+    for flush in range(12):
+        mark = s3.mark()
+        for step in range(flush * 100, (flush + 1) * 100):
+            writer.add_scalar("loss", float(step), step)
+        writer.flush()
+        sizes.append(s3.uploaded(mark))
+    writer.close()
+    assert max(sizes[1:]) <= 1.2 * min(sizes[1:])  # each flush uploads its own 100 points, not all before
+    files = _s3fs().ls("tbkit-test/logs/run")
+    assert len(files) == 12
+    frame = tbkit.read("s3://tbkit-test/logs").scalars()
+    assert frame["step"].tolist() == list(range(1200))
+
+
+def test_a_killed_writer_loses_at_most_one_flush_interval(s3: S3Server) -> None:  # noqa: F811
+    script = textwrap.dedent(
+        f"""
+        import time, tbkit
+        w = tbkit.SummaryWriter({RUN!r}, flush_secs=0.5)
+        for step in range(10**9):
+            w.add_scalar("loss", float(step), step)
+            if step % 100 == 99:
+                print(step, time.time(), flush=True)
+                time.sleep(0.05)
+        """
+    )
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert child.stdout is not None
+    logged = []
+    for line in child.stdout:
+        logged.append(tuple(map(float, line.split())))
+        if logged[-1][1] - logged[0][1] > 4:
+            break
+    child.kill()  # SIGKILL: no close, no atexit
+    child.wait()
+    killed_at = logged[-1][1]
+    frame = tbkit.read("s3://tbkit-test/logs").scalars()
+    kept = int(frame["step"].max())
+    # What the writer had accepted 0.5 s (its flush interval) before the kill is there,
+    # give or take one upload's time on this loaded machine.
+    before_interval = max(step for step, at in logged if at <= killed_at - 1.5)
+    assert kept >= before_interval
+    assert frame["step"].tolist() == list(range(kept + 1))  # every point up to there, once
