@@ -334,12 +334,12 @@ def main() -> None:
         finally:
             for runner in runners.values():
                 runner.close()
-    columns = "ok/lost/crash/memory/hang"
+    columns = "ok/lost/crash/memory/hang/died"
     print(f"{'mutation':<10}{'cases':>7}  tbkit {columns:<26} TensorBoard {columns}")
     for kind in MUTATIONS:
         s = stats[kind]
-        ours = "/".join(str(s[f"tbkit:{x}"]) for x in ("ok", "lost", "crash", "memory", "hang"))
-        peer = "/".join(str(s[f"peer:{x}"]) for x in ("ok", "lost", "crash", "memory", "hang"))
+        ours = "/".join(str(s[f"tbkit:{x}"]) for x in ("ok", "lost", "crash", "memory", "hang", "died"))
+        peer = "/".join(str(s[f"peer:{x}"]) for x in ("ok", "lost", "crash", "memory", "hang", "died"))
         print(f"{kind:<10}{s['cases']:>7}  {ours:<32} {peer}")
     total = sum(s["cases"] for s in stats.values())
     print(f"{total} cases in {args.minutes:g} min; failing tbkit cases kept in {args.out}/: {kept}")
