@@ -33,6 +33,7 @@ from tbkit.errors import InvalidArgumentError, MissingDependencyError, NotFoundE
 from tbkit.plugins import registry
 from tbkit.plugins.scalars.query import safe_path
 from tbkit.reader.logdir import frame_kinds
+from tbkit.reader.parquet_dataset import arrow_table
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -147,26 +148,12 @@ def _prepare(frame: pd.DataFrame, kind: str, fmt: str, out: str) -> tuple[pd.Dat
     return pd.DataFrame(columns, copy=False), media.count
 
 
-def _arrow_column(column: pd.Series) -> Any:
-    import pyarrow as pa
-
-    if column.dtype != object:
-        return pa.Array.from_pandas(column)
-    try:
-        return pa.array(column.tolist(), from_pandas=True)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError, OverflowError):
-        from tbkit.cli._cells import to_json_text
-
-        return pa.array([None if v is None else to_json_text(v) for v in column.tolist()], type=pa.string())
-
-
 def _write_parquet(frame: pd.DataFrame, path: str, bar: Progress) -> None:
     try:
-        import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError as exc:
         raise MissingDependencyError("pyarrow", feature="Parquet export") from exc
-    table = pa.table({name: _arrow_column(frame[name]) for name in frame.columns})
+    table = arrow_table(frame)
     with pq.ParquetWriter(path, table.schema) as writer:
         for lo in range(0, max(len(table), 1), CHUNK_ROWS):
             writer.write_table(table.slice(lo, CHUNK_ROWS), row_group_size=CHUNK_ROWS)

@@ -30,13 +30,12 @@ def _pyarrow() -> Any:
 
 
 def arrow_column(column: pd.Series) -> Any:
-    """One frame column as an Arrow array: arrays become lists, bytes binary, categories strings.
+    """One frame column as an Arrow array: arrays become lists, bytes binary, categories dictionaries.
 
-    A column of cells Arrow cannot type alike (mixed kinds) becomes JSON text.
+    A column of cells Arrow cannot type alike (mixed kinds) becomes JSON text. ``tbkit
+    export`` writes its Parquet files with the same columns.
     """
     pa = _pyarrow()
-    if column.dtype == "category":
-        return pa.array(column.astype(str).tolist(), type=pa.string())
     if column.dtype != object:
         return pa.Array.from_pandas(column)
     try:
@@ -94,7 +93,8 @@ def write_partitioned(frame: pd.DataFrame, path: str, partition_by: Sequence[str
     pa = _pyarrow()
     import pyarrow.dataset as ds
 
-    table = arrow_table(frame)
+    keyed = frame.astype({k: str for k in keys})  # directory names are text, whatever the column
+    table = arrow_table(keyed)
     filesystem, base = _filesystem(path)
     partitioning = ds.partitioning(pa.schema([table.schema.field(k) for k in keys]), flavor="hive")
     ds.write_dataset(
