@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, Response, current_app, send_file
+from flask import Flask, Response, current_app, request, send_file
 from werkzeug.exceptions import HTTPException
 
 from tbkit._version import __version__
@@ -29,6 +29,14 @@ from tbkit.plugins import registry, web
 from tbkit.plugins.colors import run_color
 from tbkit.provider import DataProvider
 from tbkit.server.assets import StaticFiles, content_type, safe_file
+from tbkit.server.compress import (
+    MIN_SIZE,
+    CompressedFiles,
+    add_vary,
+    chosen_encoding,
+    compress_response,
+    compressible,
+)
 from tbkit.server.hosts import HostCheck, host_name
 from tbkit.server.reload import ReloadState
 
@@ -91,6 +99,10 @@ def _with_headers(response: Response, headers: Iterable[tuple[str, str]]) -> Res
 
 def _security_headers(response: Response) -> Response:
     return _with_headers(response, current_app.config.get(_HEADERS_KEY, SECURITY_HEADERS))
+
+
+def _compress(response: Response) -> Response:
+    return compress_response(response, request.headers.get("Accept-Encoding"))
 
 
 _HEADERS_KEY = "TBKIT_SECURITY_HEADERS"
@@ -233,6 +245,8 @@ def create_app(
         reload_interval=state.interval,
     )
     app.after_request(_security_headers)
+    app.after_request(_compress)  # runs first: the after-request functions run last-added first
+    compressed = CompressedFiles()
     app.register_error_handler(Exception, _error_response)
     for name, module in modules.items():
         app.register_blueprint(module.blueprint, url_prefix=f"/data/plugin/{name}", name=f"plugin_{name}")
@@ -252,7 +266,7 @@ def create_app(
         for name in ("favicon.ico", "favicon.svg"):
             found = safe_file(files.shell_dir, [name])
             if found is not None:
-                return _file_response(found, versioned=False)
+                return _file_response(found, versioned=False, compressed=compressed)
         return Response(_FALLBACK_ICON, mimetype="image/svg+xml")
 
     @app.get("/static/<path:subpath>")
@@ -260,7 +274,7 @@ def create_app(
         found, versioned = files.find(subpath.split("/"))
         if found is None:
             return web.json_response({"error": "not found"}, 404)
-        return _file_response(found, versioned=versioned)
+        return _file_response(found, versioned=versioned, compressed=compressed)
 
     @app.get("/data/environment")
     def environment() -> Response:
@@ -326,9 +340,27 @@ def create_app(
     return app
 
 
-def _file_response(path: Path, *, versioned: bool) -> Response:
-    response = send_file(path, mimetype=content_type(path), conditional=True, etag=True, max_age=None)
+def _file_response(path: Path, *, versioned: bool, compressed: CompressedFiles) -> Response:
+    """A static file, compressed when asked and worth it, with a validator (304 when unchanged).
+
+    The ETag names the file's version (size, modification time) and the encoding sent: a
+    client holding the gzipped bytes revalidates them as such.
+    """
+    stat = path.stat()
+    mimetype = content_type(path)
+    varies = compressible(mimetype) and stat.st_size >= MIN_SIZE
+    encoding = chosen_encoding(request.headers.get("Accept-Encoding")) if varies else None
+    etag = f"{stat.st_size:x}-{stat.st_mtime_ns:x}" + (f"-{encoding}" if encoding else "")
+    if encoding is None:
+        response = send_file(path, mimetype=mimetype, conditional=False, etag=False, max_age=None)
+    else:
+        response = Response(compressed.get(path, encoding), mimetype=mimetype)
+        response.headers["Content-Encoding"] = encoding
     # Exactly as given: werkzeug appends "; charset=utf-8" to a text type that already has it.
-    response.headers["Content-Type"] = content_type(path)
+    response.headers["Content-Type"] = mimetype
     response.headers["Cache-Control"] = _LONG_CACHE if versioned else "no-cache"
-    return response
+    if varies:
+        add_vary(response)
+    response.set_etag(etag)
+    response.last_modified = int(stat.st_mtime)  # type: ignore[assignment]
+    return response.make_conditional(request)
