@@ -17,6 +17,7 @@ Example:
 from __future__ import annotations
 
 import argparse
+import logging
 import re
 import sys
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 __all__ = [
     "add_command",
     "add_server_flags",
+    "configure_logging",
     "empty_logdir_warnings",
     "logdir_warnings",
     "parse_logdirs",
@@ -286,8 +288,28 @@ def serve_logdirs(
     )
 
 
+def configure_logging(*, debug: bool) -> None:
+    """With ``debug`` (``--debug``), show the server's own log records on stderr.
+
+    That includes waitress' ``Task queue depth is N`` warnings, which a normal run hides
+    (see :func:`tbkit.server.serve.quiet_server_logs`). Without it, logging is left as is.
+    """
+    if not debug:
+        return
+    root = logging.getLogger()
+    if not any(getattr(handler, "_tbkit", False) for handler in root.handlers):
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("tbkit: %(levelname)s %(name)s: %(message)s"))
+        handler._tbkit = True  # type: ignore[attr-defined]
+        root.addHandler(handler)
+    if root.level > logging.INFO or root.level == logging.NOTSET:
+        root.setLevel(logging.INFO)
+    logging.getLogger("waitress.queue").setLevel(logging.WARNING)
+
+
 def run_server(args: argparse.Namespace, logdirs: list[tuple[str, str]]) -> int:
     """Serve ``logdirs`` with the server flags in ``args``, until interrupted."""
+    configure_logging(debug=bool(getattr(args, "debug", False)))
     samples = parse_samples_per_plugin(args.samples_per_plugin)
     return serve_logdirs(  # it warns about missing, file and empty logdirs
         logdirs,

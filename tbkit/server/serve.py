@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import logging
 import signal
 import socket
 import sys
@@ -35,11 +36,17 @@ from tbkit.server.connections import REQUEST_TIMEOUT, GuardedServer
 from tbkit.server.hosts import HostCheck
 from tbkit.server.reload import Reloader, ReloadState
 
-__all__ = ["DEFAULT_PORT", "ServerHandle", "serve", "start"]
+__all__ = ["DEFAULT_PORT", "QUEUE_LOGGER", "ServerHandle", "quiet_server_logs", "serve", "start"]
 
 DEFAULT_PORT = 6006
 PORT_ATTEMPTS = 100
-THREADS = 6
+# A browser opens up to 6 connections to one host, and waitress serves one request per
+# connection at a time: 8 workers answer a whole page load's parallel fetches without
+# queueing, with room for a second client (a notebook's frame, a script).
+THREADS = 8
+# waitress warns "Task queue depth is N" here whenever a request waits for a worker: normal
+# under load and nothing the user can act on, so hidden unless logging is configured for it.
+QUEUE_LOGGER = "waitress.queue"
 # Responses up to this size stay in memory; waitress spools larger ones to a temporary file
 # (its default is 1 MiB, less than one chart answer of 20 runs x 1,000 points).
 OUTBUF_OVERFLOW = 8 << 20
@@ -110,6 +117,17 @@ class ServerHandle:
         self.close()
 
 
+def quiet_server_logs() -> None:
+    """Hide waitress' queue-depth warnings, unless the ``waitress.queue`` logger's level was set.
+
+    ``tbkit serve --debug`` sets that level (:func:`tbkit.cli.serve.configure_logging`), and
+    so can any program serving with :func:`start`; then the warnings are shown.
+    """
+    logger = logging.getLogger(QUEUE_LOGGER)
+    if logger.level == logging.NOTSET:
+        logger.setLevel(logging.ERROR)
+
+
 def _display_host(host: str) -> str:
     if host in ("127.0.0.1", "::1", "localhost"):
         return "localhost"
@@ -159,6 +177,7 @@ def start(
         frame_ancestors: Origins whose pages may embed the UI in a frame (a notebook's).
     """
     host = "127.0.0.1" if host == "localhost" else host
+    quiet_server_logs()
     settle_heap()  # before the request and reload threads start
     state = ReloadState(reload_interval or 0.0, loading=reload_interval is not None)
     app = create_app(
