@@ -43,12 +43,29 @@ def test_quickstart_writes_every_kind(tmp_path: Path) -> None:
 
 
 def test_pandas_analysis_summarises_a_sweep(tmp_path: Path) -> None:
+    import re
+
+    import pandas as pd
+
     result = run_example(EXAMPLES / "pandas_analysis.py", tmp_path / "sweep")
     summary = (tmp_path / "sweep" / "summary.csv").read_text().splitlines()
     assert summary[0].startswith("run,final_loss") and len(summary) == 5
     hp = tbkit.read(str(tmp_path / "sweep")).hparams()
     best = hp.sort_values("hparam/val_accuracy").iloc[-1]["run"]
     assert f"Best run: {best}" in result.stdout
+
+    # Sensible values: a cross-entropy loss is positive and falls; an accuracy is within [0, 1].
+    table = pd.read_csv(tmp_path / "sweep" / "summary.csv")
+    assert (table["best_loss"] > 0).all() and (table["final_loss"] > 0).all()
+    assert (table["final_loss"] < table["first_loss"]).all()
+    assert table["hparam/val_accuracy"].between(0, 1).all()
+    falls = re.findall(r"loss (\d+\.\d+) -> (\d+\.\d+)", result.stdout)
+    assert len(falls) == 4 and all(0 < float(last) < float(first) for first, last in falls)
+    printed = float(re.search(r"val accuracy (-?\d+\.\d+)\)", result.stdout).group(1))
+    assert 0 <= printed <= 1
+    accuracies = result.stdout.split("Validation accuracy by step")[1].split("Best run")[0]
+    rows = [line.split() for line in accuracies.splitlines() if re.match(r"\d+\s", line)]
+    assert len(rows) == 6 and all(0 <= float(x) <= 1 for row in rows for x in row[1:])
 
 
 def test_pytorch_training_logs_and_profiles(tmp_path: Path) -> None:
