@@ -15,19 +15,34 @@ The profile plugin's makes runs of profiler traces, as the profile viewers show 
 ``torch.profiler.tensorboard_trace_handler``'s ``<run>/<worker>.<timestamp>.pt.trace.json[.gz]`` and
 ``<run>/plugins/profile/<session>/<worker>.trace.json[.gz]`` (see
 :mod:`tbkit.plugins.profile.decode`).
+
+On object stores (any URL but ``file://``) a logdir is listed once, recursively
+(:func:`tbkit.record.storage.list_tree`: one LIST request per 1,000 objects, not one per
+directory), and the listing gives each event file's size (:class:`Discovered`), so a
+reload asks nothing about a file whose size did not change, and a checkpoint folder with
+thousands of shards costs no request of its own. Local logdirs are walked directory by
+directory, hidden directories never entered.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from tbkit.errors import DataError, InvalidArgumentError, PathNotFoundError, StorageError
 from tbkit.plugins import registry
 from tbkit.record import storage
 from tbkit.record.framing import HEADER_SIZE, Status, parse_record
 
-__all__ = ["checked_logdir", "discover_runs", "is_event_file", "looks_like_event_file"]
+__all__ = [
+    "Discovered",
+    "checked_logdir",
+    "discover",
+    "discover_runs",
+    "is_event_file",
+    "looks_like_event_file",
+]
 
 _MAX_DEPTH = 64
 
@@ -58,6 +73,39 @@ def looks_like_event_file(path: str) -> bool:
     return len(head) == HEADER_SIZE and parse_record(head, 0).status is Status.PARTIAL
 
 
+@dataclass(frozen=True)
+class Discovered:
+    """What one discovery found: the runs, and the sizes the listing gave.
+
+    Attributes:
+        runs: ``{run name: [event file paths, in name order]}``, sorted by run name.
+        sizes: ``{event file path: size in bytes}`` as listed (object stores); empty for local
+            logdirs, whose sizes are asked of the file system when a file is read.
+    """
+
+    runs: dict[str, list[str]]
+    sizes: dict[str, int] = field(default_factory=dict)
+
+    def of_run(self, run: str) -> Discovered:
+        """This discovery as the run's own directory's discovery would be: run ``.``."""
+        paths = self.runs.get(run)
+        if paths is None:
+            return Discovered({})
+        return Discovered({".": list(paths)}, {p: self.sizes[p] for p in paths if p in self.sizes})
+
+
+def discover(logdir: str) -> Discovered:
+    """The runs under ``logdir`` with their event files (and, on object stores, their sizes).
+
+    Example:
+        >>> discover("memory://no/such/dir")
+        Discovered(runs={}, sizes={})
+    """
+    if storage.is_local(logdir):
+        return Discovered(_walk(logdir))
+    return _from_listing(logdir)
+
+
 def discover_runs(logdir: str) -> dict[str, list[str]]:
     """``{run name: [event file paths, in name order]}`` for every run under ``logdir``.
 
@@ -67,6 +115,47 @@ def discover_runs(logdir: str) -> dict[str, list[str]]:
         >>> discover_runs("memory://no/such/dir")
         {}
     """
+    return discover(logdir).runs
+
+
+def _from_listing(logdir: str) -> Discovered:
+    """Discovery from one recursive listing (see :func:`tbkit.record.storage.list_tree`)."""
+    try:
+        tree = storage.list_tree(logdir)
+    except NotADirectoryError:
+        return Discovered({".": [logdir]})
+    except StorageError:
+        return Discovered({})
+    files_of: dict[str, list[str]] = {}  # directory (a run name) -> its files' names
+    for relative in tree:
+        parts = relative.split("/")
+        if len(parts) - 1 > _MAX_DEPTH or any(not p or p.startswith(".") for p in parts[:-1]):
+            continue  # too deep, or in a hidden directory (or an odd key like a//b)
+        files_of.setdefault("/".join(parts[:-1]) or ".", []).append(parts[-1])
+    runs: dict[str, list[str]] = {}
+    sizes: dict[str, int] = {}
+    traced: list[str] = []
+    trace_runs = _trace_runs()
+    for name, files in files_of.items():
+        directory = logdir if name == "." else storage.join(logdir, name)
+        events = sorted(f for f in files if is_event_file(f))
+        if not events:
+            found = next(
+                (r for r in (run_of(name, sorted(files)) for run_of in trace_runs) if r is not None), None
+            )
+            if found is not None:
+                traced.append(found)
+            continue
+        runs[name] = [storage.join(directory, f) for f in events]
+        for f, path in zip(events, runs[name], strict=True):
+            sizes[path] = tree[f if name == "." else f"{name}/{f}"]
+    for name in traced:
+        runs.setdefault(name, [])
+    return Discovered(dict(sorted(runs.items())), sizes)
+
+
+def _walk(logdir: str) -> dict[str, list[str]]:
+    """Discovery of a local logdir, directory by directory."""
     runs: dict[str, list[str]] = {}
     trace_runs = _trace_runs()
     stack: list[tuple[str, str, int]] = [(logdir, ".", 0)]

@@ -64,6 +64,7 @@ class FileState:
     resyncing: bool = False
     modern: bool = False  # a file_version record was seen: SessionLog rules, not the legacy one
     tail: Problem | None = None  # an incomplete last record, pending until more bytes come
+    seen: int = -1  # the file's size when it was last read to its end (-1: never)
 
 
 @dataclass

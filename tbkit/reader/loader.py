@@ -39,6 +39,7 @@ def load_file(
     limit: int | None = None,
     lock: AbstractContextManager[object] | None = None,
     chunk: int = CHUNK,
+    size: int | None = None,
 ) -> None:
     """Read the new bytes of the event file ``path`` of ``run`` and apply them.
 
@@ -51,18 +52,25 @@ def load_file(
             while bytes are read and framed, so readers of the run wait little.
         chunk: Bytes read from the file at a time (more when one record is longer), so
             memory stays bounded however large the file.
+        size: The file's size if known (an object store's listing gives it): then it is not
+            asked for. A file whose size did not change since it was last read to its end
+            is not read at all (on an object store: no request); one that grew is read from
+            where the last read stopped (one ranged GET of the new bytes).
     """
     lock = lock if lock is not None else contextlib.nullcontext()
     with lock:
         state = run.files.get(path)
         if state is None:
             state = run.files[path] = FileState(path)
-    try:
-        size = storage.size(path)
-    except StorageError as exc:
-        with lock:
-            run.problem(path, None, str(exc))
-        return
+    if size is None:
+        try:
+            size = storage.size(path)
+        except StorageError as exc:
+            with lock:
+                run.problem(path, None, str(exc))
+            return
+    if size == state.seen and state.offset <= size:
+        return  # nothing new since the last read: not even a pending tail is read again
     end = size if limit is None else min(size, state.offset + limit)
     first = state.offset
     want = chunk
@@ -91,6 +99,7 @@ def load_file(
         want = chunk if consumed else want * 2  # no whole record in the chunk: read more
     cut_short = state.offset + tail < size  # the rest is unread, not incomplete
     with lock:
+        state.seen = -1 if cut_short else size
         state.tail = None
         if tail and not state.resyncing and not cut_short:  # while resyncing, kept bytes are no record yet
             reason = f"incomplete last record ({tail} bytes; the file may still be being written)"

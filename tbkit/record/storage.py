@@ -98,9 +98,17 @@ def read_into(path: str, start: int, into: memoryview) -> int:
         if is_local(path):
             with open(_local(path), "rb", buffering=0) as f:
                 return _fill(f, start, into)
-        fs, p = _fresh_fs(path)
-        with fs.open(p, "rb") as f:
-            return _fill(f, start, into)
+        if not len(into):
+            return 0
+        fs, p = _fs(path)  # one ranged GET on object stores: no HEAD, and no listing to refresh
+        try:
+            data = fs.cat_file(p, start=start, end=start + len(into))
+        except OSError:
+            if start and start >= int(fs.size(p)):  # S3 refuses a range starting past the end
+                return 0
+            raise
+        into[: len(data)] = data
+        return len(data)
     except OSError as exc:
         raise StorageError(f"cannot read file ({exc.strerror or exc})", path=path) from exc
 
@@ -146,6 +154,63 @@ def listdir(path: str) -> list[tuple[str, bool]]:
         return sorted(out)
     except OSError as exc:
         raise StorageError(f"cannot list directory ({exc.strerror or exc})", path=path) from exc
+
+
+def list_tree(path: str) -> dict[str, int]:
+    """``{path below path, with / separators: size in bytes}`` for every file under the directory
+    ``path``, at any depth, sorted by path.
+
+    On object stores this is one recursive listing of the prefix (S3: one LIST request per
+    1,000 objects, however deep the tree), with each object's size taken from the listing, so
+    a reader polling a logdir needs no request per directory or per file. Local directories
+    are walked (symbolic links to directories are followed, as :func:`listdir` lets a walk do).
+
+    Raises:
+        NotADirectoryError: ``path`` is a file.
+        StorageError: ``path`` cannot be listed (an empty dict when nothing is there on an object store).
+
+    Example:
+        >>> list_tree("memory://no/such/tree")
+        {}
+    """
+    try:
+        if is_local(path):
+            return _local_tree(_local(path))
+        fs, p = _fresh_fs(path)
+        root = p.rstrip("/")
+        found = fs.find(root, withdirs=False, detail=True)
+        out: dict[str, int] = {}
+        for name, info in found.items():
+            key = name.rstrip("/")
+            if key == root:
+                if info.get("type") != "directory" and not name.endswith("/"):
+                    raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), path)
+                continue
+            if info.get("type") == "directory" or name.endswith("/") or not key.startswith(root + "/"):
+                continue  # a directory placeholder object, not a file
+            out[key[len(root) + 1 :]] = int(info.get("size") or 0)
+        return dict(sorted(out.items()))
+    except NotADirectoryError:
+        raise
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise StorageError(f"cannot list directory ({exc.strerror or exc})", path=path) from exc
+
+
+def _local_tree(root: str) -> dict[str, int]:
+    if os.path.isfile(root):
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), root)
+    out: dict[str, int] = {}
+    for directory, _, files in os.walk(root, followlinks=True):
+        rel = os.path.relpath(directory, root).replace(os.sep, "/")
+        for name in files:
+            try:
+                size_of = os.stat(os.path.join(directory, name)).st_size
+            except OSError:
+                continue  # gone meanwhile, or a dangling link
+            out[name if rel == "." else f"{rel}/{name}"] = size_of
+    return dict(sorted(out.items()))
 
 
 def _same(name: str, path: str) -> bool:
