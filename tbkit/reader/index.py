@@ -27,7 +27,7 @@ from tbkit.provider import (
     SeriesInfo,
     SeriesProvider,
 )
-from tbkit.reader.discovery import discover_runs
+from tbkit.reader.discovery import Discovered, discover
 from tbkit.reader.events import Problem, RunData
 from tbkit.reader.loader import load_file, load_passed_over
 from tbkit.reader.plugin_files import list_plugin_files, read_listed, read_plugin_file
@@ -99,6 +99,7 @@ class LogdirIndex:
         self._lock = threading.RLock()  # held while data are read or changed
         self._reload_lock = threading.Lock()
         self._files: dict[str, list[str]] = {}
+        self._sizes: dict[str, int] = {}  # event file sizes as listed (object stores)
         self._runs: dict[str, RunData] = {}
         self._loaded = False
         self._signature: tuple[object, ...] = ()
@@ -106,34 +107,43 @@ class LogdirIndex:
         self._file_problems: dict[str, list[Problem]] = {}
         self._scalars_only = False  # loaded for scalar series alone, until something else is asked
 
-    def discover(self) -> dict[str, list[str]]:
-        """Find runs and their event files (reads no data); returns ``{run: [paths]}``."""
-        found = discover_runs(self.logdir)
+    def discover(self, found: Discovered | None = None) -> dict[str, list[str]]:
+        """Find runs and their event files (reads no data); returns ``{run: [paths]}``.
+
+        Args:
+            found: A discovery of this logdir already made (e.g. by the caller's listing of
+                a parent directory): used instead of listing again.
+        """
+        listing = discover(self.logdir) if found is None else found
+        found_runs = listing.runs
         if self._run_filter is not None:
-            found = {name: paths for name, paths in found.items() if self._run_filter(name)}
+            found_runs = {name: paths for name, paths in found_runs.items() if self._run_filter(name)}
         with self._lock:
-            self._files = found
-            for name in found:
+            self._files = found_runs
+            self._sizes = listing.sizes
+            for name in found_runs:
                 if name not in self._runs:
                     options = {"compact": self._compact, "scalars_only": self._scalars_only}
                     self._runs[name] = RunData(name, self._purge, self._tag_filter, **options)
-        return found
+        return found_runs
 
-    def reload(self, limit: int | None = None) -> int:
+    def reload(self, limit: int | None = None, *, found: Discovered | None = None) -> int:
         """Discover, then read the new bytes of every event file; returns the data generation.
 
         Args:
             limit: Read at most this many new bytes per file now (a quick first look; the
                 next reload reads on from there).
+            found: A discovery of this logdir already made, used instead of listing again.
         """
-        files = self.discover()
+        files = self.discover(found)
         with self._reload_lock:  # one reload at a time; readers wait only while a window is applied
             with self._lock:
                 work = [(self._runs[name], paths) for name, paths in files.items() if paths]
+                sizes = self._sizes
 
             def load_run(item: tuple[RunData, list[str]]) -> None:
                 for path in item[1]:
-                    load_file(item[0], path, limit, self._lock)
+                    load_file(item[0], path, limit, self._lock, size=sizes.get(path))
 
             workers = min(LOAD_THREADS, len(work)) if len(work) <= PARALLEL_RUNS_MAX else 1
             if self._lock._is_owned():  # type: ignore[attr-defined]  # the caller holds it: threads would wait

@@ -24,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from tbkit.errors import NotFoundError
 from tbkit.plugins import registry
 from tbkit.provider import DataClass, Keep, PluginFile, Run, Series, SeriesInfo, SeriesProvider
-from tbkit.reader.discovery import discover_runs
+from tbkit.reader.discovery import Discovered, discover
 from tbkit.reader.index import LogdirIndex, LogdirProvider
 from tbkit.reader.plugin_files import set_file_policy
 from tbkit.record import storage
@@ -40,6 +40,7 @@ def _full_name(prefix: str, run: str) -> str:
 
 _FIRST_LOOK = 256 << 10  # bytes per file read by the first pass over new runs
 LOAD_THREADS = max(1, min(4, os.cpu_count() or 1))
+_GONE = Discovered({})
 
 
 @dataclasses.dataclass
@@ -80,6 +81,7 @@ class MultiLogdirProvider(SeriesProvider):
         self._runs: dict[str, _RunEntry] = {}
         self._with_runs: set[int] = set()  # indexes into logdirs where discovery found a run
         self._generations = 0  # the sum of the ready runs' generations
+        self._listed: dict[str, Discovered] = {}  # each run directory's part of the last discovery
 
     def data_location(self) -> str:
         if len(self.logdirs) == 1 and not self.logdirs[0][0]:
@@ -92,13 +94,16 @@ class MultiLogdirProvider(SeriesProvider):
     def discover(self) -> list[str]:
         """Find the runs of every logdir (reads no data); returns the names of new runs."""
         new = []
+        listed: dict[str, Discovered] = {}
         for number, (prefix, logdir) in enumerate(self.logdirs):
-            found = discover_runs(logdir)
+            discovered = discover(logdir)  # one listing per logdir; each run's index is handed its part
+            found = discovered.runs
             if found:
                 with self._lock:
                     self._with_runs.add(number)
             for run in found:
                 name = _full_name(prefix, run)
+                listed[logdir if run == "." else storage.join(logdir, run)] = discovered.of_run(run)
                 with self._lock:
                     if name in self._runs:
                         continue
@@ -108,6 +113,8 @@ class MultiLogdirProvider(SeriesProvider):
                 with self._lock:
                     self._runs.setdefault(name, _RunEntry(LogdirProvider(index, run_name=name)))
                 new.append(name)
+        with self._lock:
+            self._listed = listed
         return new
 
     def empty_logdirs(self) -> list[tuple[str, str]]:
@@ -141,8 +148,12 @@ class MultiLogdirProvider(SeriesProvider):
     def _each(self, entries: list[_RunEntry], limit: int | None, progress: Callable[[], None] | None) -> None:
         """Reload every entry's run, a few at a time (reading and framing release the GIL often)."""
 
+        with self._lock:
+            listed = self._listed
+
         def one(entry: _RunEntry) -> None:
-            generation = entry.provider.index.reload(limit=limit)
+            found = listed.get(entry.provider.index.logdir, _GONE)  # a run gone since: nothing to list
+            generation = entry.provider.index.reload(limit=limit, found=found)
             with self._lock:
                 self._generations += generation - (entry.generation if entry.ready else 0)
                 entry.generation, entry.ready = generation, True
