@@ -96,3 +96,27 @@ def color_pixels(png: bytes, color: tuple[int, int, int], tolerance: int = 12) -
 def png_array(png: bytes) -> np.ndarray:
     """A PNG as an RGB array."""
     return np.asarray(Image.open(io.BytesIO(png)).convert("RGB"), dtype=np.int16)
+
+
+# What a payload that ran (or could run) leaves in the page: the global it sets, event-handler
+# attributes, inline scripts, ``javascript:`` URLs, and elements matching ``extra`` (a selector).
+_SCRIPT_TRACES = """([flag, extra]) => ({
+  flag: typeof window[flag],
+  handlers: Array.from(document.querySelectorAll('*')).filter(
+    e => Array.from(e.attributes).some(a => a.name.startsWith('on'))).map(e => e.outerHTML.slice(0, 120)),
+  inlineScripts: Array.from(document.querySelectorAll('script:not([src])'), e => e.outerHTML.slice(0, 120)),
+  jsLinks: Array.from(document.querySelectorAll('[href],[src],[action],[formaction]')).filter(
+    e => ['href', 'src', 'action', 'formaction'].some(
+      a => (e.getAttribute(a) || '').trim().toLowerCase().startsWith('javascript:')))
+    .map(e => e.outerHTML.slice(0, 120)),
+  extra: extra ? Array.from(document.querySelectorAll(extra), e => e.outerHTML.slice(0, 120)) : [],
+})"""
+
+
+def script_traces(page: Any, flag: str, extra: str = "") -> dict[str, Any]:
+    """The traces of script in ``page`` (see ``_SCRIPT_TRACES``); none when ``flag`` is
+    ``"undefined"`` and every list is empty."""
+    return page.evaluate(_SCRIPT_TRACES, [flag, extra])
+
+
+NO_SCRIPT_TRACES = {"flag": "undefined", "handlers": [], "inlineScripts": [], "jsLinks": [], "extra": []}

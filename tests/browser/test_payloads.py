@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import tbkit
-from tests.browser._ui import WAIT_MS, get_json, open_dashboard
+from tests.browser._ui import NO_SCRIPT_TRACES, WAIT_MS, get_json, open_dashboard, script_traces
 
 pytestmark = pytest.mark.browser
 
@@ -30,19 +30,7 @@ NAMES = [IMG, SVG, LINK]
 ANCHOR = '<a href="https://evil.example/" id=payload>click</a>'
 MARKDOWN = f"**bold** {IMG} {SVG} [click me]({LINK}) <a href='{LINK}'>here</a>"
 
-DOM_CHECK = """() => ({
-  flag: typeof window.__pwned,
-  handlers: Array.from(document.querySelectorAll('*')).filter(
-    e => Array.from(e.attributes).some(a => a.name.startsWith('on'))).map(e => e.outerHTML.slice(0, 120)),
-  inlineScripts: Array.from(document.querySelectorAll('script:not([src])'), e => e.outerHTML.slice(0, 120)),
-  jsLinks: Array.from(document.querySelectorAll('[href],[src],[action],[formaction]')).filter(
-    e => ['href', 'src', 'action', 'formaction'].some(
-      a => (e.getAttribute(a) || '').trim().toLowerCase().startsWith('javascript:')))
-    .map(e => e.outerHTML.slice(0, 120)),
-  payloadElements: Array.from(document.querySelectorAll(
-    '#payload, img[src="x"], svg[onload], a[href*="evil.example"]'),
-    e => e.outerHTML.slice(0, 120)),
-})"""
+PAYLOAD_ELEMENTS = '#payload, img[src="x"], svg[onload], a[href*="evil.example"]'
 
 
 @pytest.fixture(scope="module")
@@ -83,14 +71,7 @@ def test_no_payload_becomes_markup_on_any_dashboard(page, serve, logdir, page_pr
         page.locator(f".dashboard[data-dashboard='{name}']").wait_for(timeout=WAIT_MS)
         page.wait_for_load_state("networkidle", timeout=WAIT_MS)
         page.wait_for_timeout(300)  # a frame for what the last answers draw
-        found = page.evaluate(DOM_CHECK)
-        assert found == {
-            "flag": "undefined",
-            "handlers": [],
-            "inlineScripts": [],
-            "jsLinks": [],
-            "payloadElements": [],
-        }, name
+        assert script_traces(page, "__pwned", PAYLOAD_ELEMENTS) == NO_SCRIPT_TRACES, name
     text = page.evaluate("() => document.body.innerText")
     assert isinstance(text, str)
     _forget_blocked_images(page_problems)

@@ -8,7 +8,14 @@ import pytest
 from playwright.sync_api import expect
 
 import tbkit
-from tests.browser._ui import WAIT_MS, open_dashboard, scalar_card, wait_chart
+from tests.browser._ui import (
+    NO_SCRIPT_TRACES,
+    WAIT_MS,
+    open_dashboard,
+    scalar_card,
+    script_traces,
+    wait_chart,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -18,13 +25,6 @@ IMG = '<img src=x onerror="window.__xss=1">'
 RUNS = [SCRIPT, IMG]
 TAGS = [SCRIPT, IMG]
 MARKDOWN = f"**bold** before {SCRIPT} and {IMG} after"
-
-DOM_CHECK = """() => ({
-  xss: typeof window.__xss,
-  handlers: Array.from(document.querySelectorAll('*')).filter(
-    e => Array.from(e.attributes).some(a => a.name.startsWith('on'))).map(e => e.outerHTML.slice(0, 120)),
-  inlineScripts: Array.from(document.querySelectorAll('script:not([src])'), e => e.outerHTML.slice(0, 120)),
-})"""
 
 
 @pytest.fixture(scope="module")
@@ -40,10 +40,7 @@ def logdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _assert_nothing_ran(page) -> None:
-    found = page.evaluate(DOM_CHECK)
-    assert found["xss"] == "undefined"
-    assert found["handlers"] == []
-    assert found["inlineScripts"] == []
+    assert script_traces(page, "__xss") == NO_SCRIPT_TRACES
 
 
 def _forget_blocked_image(page_problems) -> None:
