@@ -102,7 +102,8 @@ def test_the_embeddings_frame_refuses_a_symlink_to_outside(layout: dict[str, Pat
     assert frame["run"].tolist() == ["linked_run"]
     assert np.asarray(frame["tensor"].iloc[0]).tolist() == [[5.0, 6.0]]
     reasons = ld.problems().query("run == 'linked_file'")["reason"].tolist()
-    assert len(reasons) == 1  # the file is not listed: the frame says it has none to read
+    assert len(reasons) == 1 and "outside the log directory" in reasons[0]  # not "no such file"
+    assert "--allow_outside_files" in reasons[0]
 
 
 def test_the_policy_function(tmp_path: Path) -> None:

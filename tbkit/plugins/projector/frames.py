@@ -40,7 +40,7 @@ def embeddings_frame(provider: DataProvider, plugin: Plugin) -> pd.DataFrame:
     problems: list[tuple[str, str, str]] = []
     for run in sorted(listing):
         found: list[tuple[str, str]] = []
-        for record in _run_embeddings(provider, run, files, found):
+        for record in _run_embeddings(provider, plugin.name, run, files, found):
             columns, rows = record.pop("metadata_columns"), record.pop("metadata_rows")
             records.append({"run": run, **record, "metadata": _metadata_frame(columns, rows)})
         problems.extend((run, path, reason) for path, reason in found)
@@ -52,6 +52,7 @@ def embeddings_frame(provider: DataProvider, plugin: Plugin) -> pd.DataFrame:
 
 def _run_embeddings(
     provider: DataProvider,
+    plugin_name: str,
     run: str,
     files: dict[tuple[str, str], bytes | NotFoundError],
     problems: list[tuple[str, str]],
@@ -67,8 +68,11 @@ def _run_embeddings(
         if not decode.inside(relative):
             raise StorageError("outside the run directory, not read", path=path)
         data = files.get((run, relative))
-        if data is None:
-            raise StorageError("no such file", path=where(path))
+        if data is None:  # not listed: missing, or refused by the path policy; the provider says which
+            try:
+                data = provider.read_plugin_file(plugin_name, run=run, path=relative)
+            except NotFoundError as exc:
+                raise StorageError(str(exc), path=where(path)) from exc
         if isinstance(data, NotFoundError):
             raise StorageError(str(data), path=where(path))
         return data

@@ -44,7 +44,7 @@ def test_a_missing_tensor_file_is_a_problem_naming_it(tmp_path):
     assert (
         problem["run"] == "run"
         and problem["path"].endswith("gone/t.tsv")
-        and "no such file" in problem["reason"]
+        and "no projector file 'gone/t.tsv'" in problem["reason"]
     )
 
 
