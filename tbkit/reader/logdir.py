@@ -14,6 +14,7 @@ from tbkit.plugins.scalars.metadata import PLUGIN_NAME as SCALARS
 from tbkit.reader import frames
 from tbkit.reader.discovery import checked_logdir
 from tbkit.reader.index import LogdirIndex, LogdirProvider, NameSpec
+from tbkit.reader.plugin_files import set_file_policy
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -72,6 +73,7 @@ def read(
     runs: NameSpec = None,
     tags: NameSpec = None,
     purge_orphaned_data: bool = True,
+    allow_outside_files: bool = False,
 ) -> Logdir:
     """Open a logdir for reading: discovers runs now, reads data on first use.
 
@@ -86,6 +88,9 @@ def read(
         tags: Only tags whose name fully matches this regex, or is in this list.
         purge_orphaned_data: Drop points orphaned by a restart (``SessionLog.START``), as
             TensorBoard does by default.
+        allow_outside_files: Read the files a run names (projector tensors and metadata,
+            profile traces) even where they resolve outside the logdir (a symlink, an absolute
+            or ``..`` path), as ``tbkit serve --allow_outside_files``; see ``docs/security.md``.
 
     Raises:
         InvalidArgumentError: ``logdir`` is not a path (``None``, a number ...) or is empty.
@@ -99,7 +104,13 @@ def read(
         >>> read("runs/train/events.out.tfevents.1700000000.host.1.0").runs()["run"]  # doctest: +SKIP
         0    .
     """
-    return Logdir(logdir, runs=runs, tags=tags, purge_orphaned_data=purge_orphaned_data)
+    return Logdir(
+        logdir,
+        runs=runs,
+        tags=tags,
+        purge_orphaned_data=purge_orphaned_data,
+        allow_outside_files=allow_outside_files,
+    )
 
 
 def read_dask(
@@ -164,10 +175,13 @@ class Logdir:
         runs: NameSpec = None,
         tags: NameSpec = None,
         purge_orphaned_data: bool = True,
+        allow_outside_files: bool = False,
     ) -> None:
         self._index = LogdirIndex(
             checked_logdir(logdir), runs=runs, tags=tags, purge_orphaned_data=purge_orphaned_data
         )
+        if allow_outside_files:
+            set_file_policy(self._index, allow_outside=True)
         self._index.discover()
         self._options: dict[str, Any] = {"runs": runs, "tags": tags}  # as given, for to_dask
         self._options["purge_orphaned_data"] = purge_orphaned_data

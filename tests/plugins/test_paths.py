@@ -118,3 +118,11 @@ def test_the_policy_function(tmp_path: Path) -> None:
     assert not inside_roots(f"{logs}-other/x", [logs])  # a sibling sharing the prefix is outside
     assert not inside_roots("s3://bucket/logs/../secret", ["s3://bucket/logs"], local=False)
     assert inside_roots("s3://bucket/logs/run/a", ["s3://bucket/logs"], local=False)
+
+
+def test_read_allow_outside_files_reads_them(layout: dict[str, Path]) -> None:
+    ld = tbkit.read(str(layout["logs"]), allow_outside_files=True)
+    frame = ld.embeddings().set_index("run")
+    assert sorted(frame.index) == ["linked_file", "linked_run"]
+    assert ld.problems().query("run == 'linked_file'").empty
+    assert ld.reload().embeddings()["run"].tolist() == frame.index.tolist()  # kept after a reload
