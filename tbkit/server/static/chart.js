@@ -83,6 +83,7 @@ export class LineChart {
     this.frame = 0;
     this.drag = null;
     this.geom = null;
+    this.hoverX = null; // the x under the pointer (axis units), null when away
     this._bind();
   }
 
@@ -101,6 +102,7 @@ export class LineChart {
     ov.addEventListener("mouseleave", () => {
       if (!this.drag) this._clearOverlay();
       hideTooltip();
+      this._emitHover(null);
     });
     ov.addEventListener("mousedown", (e) => {
       if (e.button !== 0 || !this.geom) return;
@@ -293,6 +295,8 @@ export class LineChart {
       ctx.fillText(this._formatX(t, x1 - x0), px, PAD.top + ph + 5);
     }
     ctx.stroke();
+    this.geom.xTicks = xTicks; // kept for the SVG export (chartexport.js)
+    this.geom.yTicks = yTicks;
 
     // series
     ctx.save();
@@ -388,6 +392,7 @@ export class LineChart {
       return;
     }
     const xv = g.x0 + (mx - g.left) / g.sx;
+    this._emitHover(xv);
     ctx.strokeStyle = cssVar("--chart-text") || "#666";
     ctx.globalAlpha = 0.5;
     ctx.beginPath();
@@ -424,6 +429,13 @@ export class LineChart {
     }
     rows.sort((a, b) => b.sortKey - a.sortKey);
     showTooltip(e.clientX, e.clientY, rows, this.opts.smoothing, this.opts.nameHeader);
+  }
+
+  /** Tell listeners (the value table) the x under the pointer: "chart-hover" {x}, x null when away. */
+  _emitHover(x) {
+    if (x === this.hoverX) return;
+    this.hoverX = x;
+    this.root.dispatchEvent(new CustomEvent("chart-hover", { detail: { x } }));
   }
 
   /** The band's lower/upper (and the count) at point `i` of a series: {} without a band. */

@@ -3,6 +3,7 @@
 import { getJSON } from "./api.js";
 import { el, clear, compileFilter, debounce, groupOf, lazyLoader, store } from "./util.js";
 import { safeColor } from "./tooltip.js";
+import { maximizeButton } from "./cardtools.js";
 
 /** The common card frame: header with the tag and the run (with its colour), a body and a note. */
 export function cardFrame(kind, run, tag, color, info = {}) {
@@ -18,6 +19,7 @@ export function cardFrame(kind, run, tag, color, info = {}) {
       { class: "card-header", title: info.description || "" },
       el("h3", { class: "card-title", text: title, title }),
       el("span", { class: "run-tag" }, swatch, el("span", { class: "run-label", text: run, title: run })),
+      maximizeButton(),
     ),
     body,
     note,

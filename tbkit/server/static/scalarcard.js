@@ -5,8 +5,11 @@
 // (1000 without the flag; every point with scalars=all).
 import { fetchScalars, startDownload, url } from "./api.js";
 import { LineChart } from "./chart.js";
+import { chartPng, chartSvg } from "./chartexport.js";
+import { maximizeButton, restoreCard, maximizedCard, safeFileName, saveBlob } from "./cardtools.js";
 import { fetchGroups, groupDownloadUrl, groupLabel, groupQuery } from "./groups.js";
 import { el, clear } from "./util.js";
+import { ValueTable } from "./valuetable.js";
 
 /** A button downloading `hrefFn()` when clicked (the URL holds names: it is never an attribute). */
 export function downloadButton(text, hrefFn) {
@@ -50,6 +53,14 @@ export class ScalarCard {
     this.zoom = null;
     this.abort = null;
     this.body = el("div", { class: "card-body" });
+    this.tableButton = el("button", {
+      type: "button",
+      class: "icon table-toggle",
+      text: "▦",
+      title: "Values at the pointer, as a table",
+      "aria-label": "Show the values table",
+      "aria-pressed": "false",
+    });
     this.element = el(
       "section",
       { class: "card scalar-card", dataset: { tag, kind: "scalars" } },
@@ -58,12 +69,40 @@ export class ScalarCard {
         { class: "card-header" },
         el("h3", { class: "card-title", text: tag, title: tag }),
         el("span", { class: "badge", text: "scalar" }),
-        downloadMenu(tag, () => this.runs(), undefined, () => this.groupDownloadRows()),
+        this.tableButton,
+        downloadMenu(tag, () => this.runs(), undefined, () => [this.exportRow(), ...this.groupDownloadRows()]),
         ...headerExtras,
+        maximizeButton(),
       ),
       this.body,
     );
     this.chart = new LineChart(this.body, { onZoom: (range) => this.onZoom(range) });
+    this.table = new ValueTable(this.chart);
+    this.element.append(this.table.element);
+    this.tableButton.addEventListener("click", () => {
+      this.table.show(!this.table.shown);
+      this.tableButton.setAttribute("aria-pressed", this.table.shown ? "true" : "false");
+    });
+  }
+
+  /** The menu row saving the chart as it is drawn: PNG and SVG files named after the tag. */
+  exportRow() {
+    const save = (kind) => async () => {
+      try {
+        const blob =
+          kind === "png" ? await chartPng(this.chart, this.tag) : new Blob([chartSvg(this.chart, this.tag)], { type: "image/svg+xml" });
+        saveBlob(blob, safeFileName(this.tag, kind));
+      } catch (err) {
+        this.chart.note.textContent = "Could not export: " + err.message;
+      }
+    };
+    return el(
+      "div",
+      { class: "export-row" },
+      el("span", { class: "export-label", text: "Chart image" }),
+      el("button", { type: "button", class: "download-button export-png", text: "PNG", on: { click: save("png") } }),
+      el("button", { type: "button", class: "download-button export-svg", text: "SVG", on: { click: save("svg") } }),
+    );
   }
 
   runs() {
@@ -180,6 +219,8 @@ export class ScalarCard {
 
   destroy() {
     if (this.abort) this.abort.abort();
+    if (maximizedCard() === this.element) restoreCard();
+    this.table.destroy();
     this.chart.destroy();
     this.element.remove();
   }

@@ -4,6 +4,7 @@
 // its cards back (keeping its height, so the page does not jump); each card fetches its data
 // when it scrolls into view. Pinned cards come first (pinning: true), then one section per tag group.
 import { getJSON, postJSON, url } from "../../api.js";
+import { maximizeButton } from "../../cardtools.js";
 import { ScalarCard } from "../../scalarcard.js";
 import { HistogramCard, ImageCard } from "../../mediacards.js";
 import { el, clear, debounce, lazyLoader, store } from "../../util.js";
@@ -219,6 +220,7 @@ export class PagedCardGrid {
       if (!entry) {
         entry = { kind: c.kind, tag: c.tag, runs: c.runs };
         const extras = this.options.pinning ? [this.pinButton(key)] : [];
+        if (c.kind !== "scalars") extras.push(maximizeButton()); // a scalar card has its own, after its tools
         entry.card = new CARD[c.kind](c.tag, this.ctx, () => entry.runs, extras);
         block.cards.set(key, entry);
         this.live.set(key, entry);
