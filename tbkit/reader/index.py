@@ -80,6 +80,9 @@ class LogdirIndex:
         purge_orphaned_data: Apply ``SessionLog.START`` (and the legacy out-of-order rule).
         compact: Keep scalar points in lossless compact blocks (about 8 bytes a point
             instead of 24, decoded on every read): for long-lived holders like the server.
+        listing: Runs already discovered (with their event files and sizes): the index
+            never lists the logdir, its runs and files are these (a distributed read's
+            task is handed its runs' files this way).
     """
 
     def __init__(
@@ -90,8 +93,10 @@ class LogdirIndex:
         tags: NameSpec = None,
         purge_orphaned_data: bool = True,
         compact: bool = False,
+        listing: Discovered | None = None,
     ) -> None:
         self.logdir = str(logdir)
+        self._listing = listing
         self._run_filter = name_filter(runs, "runs")
         self._tag_filter = name_filter(tags, "tags")
         self._purge = purge_orphaned_data
@@ -114,7 +119,9 @@ class LogdirIndex:
             found: A discovery of this logdir already made (e.g. by the caller's listing of
                 a parent directory): used instead of listing again.
         """
-        listing = discover(self.logdir) if found is None else found
+        if found is None:
+            found = discover(self.logdir) if self._listing is None else self._listing
+        listing = found
         found_runs = listing.runs
         if self._run_filter is not None:
             found_runs = {name: paths for name, paths in found_runs.items() if self._run_filter(name)}
