@@ -1,10 +1,12 @@
-"""Logdirs as Dask DataFrames (:func:`tbkit.read_dask`): one partition per run, read by its task.
+"""Logdirs as Dask DataFrames (:func:`tbkit.read_dask`): each partition a few runs, read by its task.
 
-The runs are discovered on the caller's side (listings only, no data); each partition is
-one run, read by a task with :func:`tbkit.read` on that run alone, so a cluster's workers
-read in parallel and only the frames travel. Columns and dtypes are those of the pandas
-frame of the same kind (``run`` and ``tag`` categorical, with categories unknown to Dask
-until computed).
+The runs are discovered once, on the caller's side (listings only, no data); each partition
+is a group of runs (one run each up to :data:`PARTITIONS` runs, then as many a partition as
+keep the partitions that many), handed to its task with their event files (and, on object
+stores, sizes), so a task lists nothing: it reads its files and builds the frame of its
+runs; a cluster's workers read in parallel and only the frames travel. Columns and dtypes
+are those of the pandas frame of the same kind (``run`` and ``tag`` categorical, with
+categories unknown to Dask until computed).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from tbkit.errors import InvalidArgumentError, MissingDependencyError
-from tbkit.reader.discovery import checked_logdir, discover_runs
+from tbkit.reader.discovery import Discovered, checked_logdir, discover
 from tbkit.reader.index import NameSpec, name_filter
 from tbkit.record import storage
 
@@ -84,29 +86,64 @@ def _run_name(prefix: str, run: str) -> str:
     return prefix if run == "." else posixpath.join(prefix, run)
 
 
-def read_run_frame(
-    part: tuple[str, str, str],
+Part = tuple[str, dict[str, str], Discovered]  # (logdir, {run: name in the result}, the runs' files)
+PARTITIONS = 64  # partitions at most, by default: more runs than this share partitions
+
+
+def read_runs_frame(
+    part: Part,
     kind: str,
     reader: Reader,
     tags: NameSpec,
     purge_orphaned_data: bool,
     dtypes: dict[str, Any] | None = None,
 ) -> pd.DataFrame:
-    """The ``kind`` frame of one run, ``part`` = ``(logdir, run, name)``, named ``name`` (a task).
+    """The ``kind`` frame of a partition's runs (a task), each run named as the result names it.
 
-    An empty frame takes ``dtypes`` (the first partition's), which its empty columns could
-    not show (an empty text column is ``object``, a filled one ``str``).
+    ``part`` is ``(logdir, {run: name}, discovered)``: the runs' event files (and sizes) were
+    found by the caller's discovery, so the task lists nothing. An empty frame takes
+    ``dtypes`` (the first partition's), which its empty columns could not show (an empty
+    text column is ``object``, a filled one ``str``).
     """
     import pandas as pd
 
-    logdir, run, name = part
-    where = logdir if run == "." else storage.join(logdir, *run.split("/"))
-    frame = reader(where, runs=["."], tags=tags, purge_orphaned_data=purge_orphaned_data).frame(kind)
-    if "run" in frame.columns:
-        frame["run"] = pd.Categorical([name] * len(frame))
+    logdir, names, listing = part
+    frame = reader._listed(logdir, listing, tags=tags, purge_orphaned_data=purge_orphaned_data).frame(kind)
+    if "run" in frame.columns and any(run != name for run, name in names.items()):
+        if isinstance(frame["run"].dtype, pd.CategoricalDtype):
+            renamed = {c: names.get(c, c) for c in frame["run"].cat.categories}
+            frame["run"] = frame["run"].cat.rename_categories(renamed)
+        else:
+            frame["run"] = frame["run"].map(lambda run: names.get(run, run))
     if frame.empty and dtypes:
         frame = frame.astype({c: t for c, t in dtypes.items() if not isinstance(t, pd.CategoricalDtype)})
     return frame
+
+
+def _parts(
+    logdirs: list[str], wanted: Callable[[str], bool] | None, runs_per_partition: int | None
+) -> list[Part]:
+    """The partitions: runs in order, ``runs_per_partition`` a partition (never two logdirs')."""
+    found: list[tuple[str, Discovered, list[tuple[str, str]]]] = []
+    for logdir, prefix in zip(logdirs, _prefixes(logdirs), strict=True):
+        listing = discover(checked_logdir(logdir))
+        named = [(run, _run_name(prefix, run)) for run in sorted(listing.runs)]
+        found.append(
+            (logdir, listing, [(run, name) for run, name in named if wanted is None or wanted(name)])
+        )
+    total = sum(len(runs) for _, _, runs in found)
+    if runs_per_partition is None:
+        runs_per_partition = max(1, -(-total // PARTITIONS))
+    elif runs_per_partition < 1:
+        raise InvalidArgumentError(f"runs_per_partition must be at least 1, got {runs_per_partition}")
+    parts: list[Part] = []
+    for logdir, listing, runs in found:
+        for at in range(0, len(runs), runs_per_partition):
+            group = dict(runs[at : at + runs_per_partition])
+            paths = {run: listing.runs[run] for run in group}
+            sizes = {p: listing.sizes[p] for files in paths.values() for p in files if p in listing.sizes}
+            parts.append((logdir, group, Discovered(paths, sizes)))
+    return parts
 
 
 def dask_frame(
@@ -117,24 +154,25 @@ def dask_frame(
     runs: NameSpec = None,
     tags: NameSpec = None,
     purge_orphaned_data: bool = True,
+    runs_per_partition: int | None = None,
 ) -> Any:
-    """:func:`tbkit.read_dask`'s work: ``reader`` (:class:`tbkit.Logdir`) reads each partition's run."""
+    """:func:`tbkit.read_dask`'s work: ``reader`` (:class:`tbkit.Logdir`) reads each partition's runs.
+
+    The logdirs are discovered here, once; each partition is handed its runs' event files.
+    """
     dd = _dask_dataframe()
-    wanted = name_filter(runs, "runs")
-    found = expand_logdirs(logdirs)
-    parts: list[tuple[str, str, str]] = []
-    for logdir, prefix in zip(found, _prefixes(found), strict=True):
-        for run in sorted(discover_runs(checked_logdir(logdir))):
-            name = _run_name(prefix, run)
-            if wanted is None or wanted(name):
-                parts.append((logdir, run, name))
+    parts = _parts(expand_logdirs(logdirs), name_filter(runs, "runs"), runs_per_partition)
     import dask
     from dask.dataframe.utils import clear_known_categories
 
     if not parts:  # the columns and dtypes of an empty frame of the kind
-        meta = read_run_frame((_empty_logdir(), ".", "."), kind, reader, tags, purge_orphaned_data).iloc[:0]
+        empty = reader(_empty_logdir(), tags=tags, purge_orphaned_data=purge_orphaned_data)
+        meta = empty.frame(kind).iloc[:0]
     else:  # the first run's: its filled columns show their dtypes (str, not object)
-        meta = read_run_frame(parts[0], kind, reader, tags, purge_orphaned_data).iloc[:0]
+        logdir, names, listing = parts[0]
+        first = next(iter(names))
+        sample: Part = (logdir, {first: names[first]}, _only(listing, first))
+        meta = read_runs_frame(sample, kind, reader, tags, purge_orphaned_data).iloc[:0]
     meta = clear_known_categories(meta)
     dtypes = meta.dtypes.to_dict()
     # Dask would turn object columns into strings; these hold arrays and bytes, as in pandas.
@@ -142,11 +180,16 @@ def dask_frame(
         if not parts:
             return dd.from_pandas(meta, npartitions=1)
         return dd.from_map(
-            lambda part: read_run_frame(part, kind, reader, tags, purge_orphaned_data, dtypes),
+            lambda part: read_runs_frame(part, kind, reader, tags, purge_orphaned_data, dtypes),
             parts,
             meta=meta,
             enforce_metadata=False,
         )
+
+
+def _only(listing: Discovered, run: str) -> Discovered:
+    paths = listing.runs[run]
+    return Discovered({run: paths}, {p: listing.sizes[p] for p in paths if p in listing.sizes})
 
 
 def _empty_logdir() -> str:

@@ -12,7 +12,7 @@ from tbkit.errors import InvalidArgumentError
 from tbkit.plugins import registry
 from tbkit.plugins.scalars.metadata import PLUGIN_NAME as SCALARS
 from tbkit.reader import frames
-from tbkit.reader.discovery import checked_logdir
+from tbkit.reader.discovery import Discovered, checked_logdir
 from tbkit.reader.index import LogdirIndex, LogdirProvider, NameSpec
 from tbkit.reader.plugin_files import set_file_policy
 
@@ -120,11 +120,12 @@ def read_dask(
     runs: NameSpec = None,
     tags: NameSpec = None,
     purge_orphaned_data: bool = True,
+    runs_per_partition: int | None = None,
 ) -> Any:
-    """Read logdirs as one Dask DataFrame of ``kind``, one partition per run.
+    """Read logdirs as one Dask DataFrame of ``kind``, each partition a group of runs.
 
-    The runs are discovered here (listings only); each partition's task reads its run with
-    :class:`Logdir`, where Dask runs it.
+    The runs are discovered here, once (listings only); each partition's task is handed
+    its runs' event files and reads them where Dask runs it, listing nothing.
 
     Args:
         logdirs: A logdir (path or fsspec URL), a glob of them (``s3://bucket/exp-*``), or a
@@ -135,6 +136,9 @@ def read_dask(
             in this list.
         tags: Only tags whose name fully matches this regex, or is in this list.
         purge_orphaned_data: As :func:`read`.
+        runs_per_partition: Runs read by each task. By default one run a partition up to 64
+            runs, then as many runs a partition as make 64 partitions (2,000 runs: 32 each),
+            so that a task's fixed cost is spread over many small runs.
 
     Returns:
         A ``dask.dataframe.DataFrame`` with the columns and dtypes of the pandas frame; its
@@ -151,7 +155,7 @@ def read_dask(
     from tbkit.reader.distributed import dask_frame
 
     options = {"runs": runs, "tags": tags, "purge_orphaned_data": purge_orphaned_data}
-    return dask_frame(logdirs, kind, reader=Logdir, **options)
+    return dask_frame(logdirs, kind, reader=Logdir, runs_per_partition=runs_per_partition, **options)
 
 
 def _blob(row: Any) -> bytes:
@@ -177,10 +181,27 @@ class Logdir:
         purge_orphaned_data: bool = True,
         allow_outside_files: bool = False,
     ) -> None:
-        self._index = LogdirIndex(
+        index = LogdirIndex(
             checked_logdir(logdir), runs=runs, tags=tags, purge_orphaned_data=purge_orphaned_data
         )
-        if allow_outside_files:
+        self._start(index, runs, tags, purge_orphaned_data, allow_outside_files)
+
+    @classmethod
+    def _listed(
+        cls, logdir: str, listing: Discovered, *, tags: NameSpec, purge_orphaned_data: bool
+    ) -> Logdir:
+        """The runs of ``listing`` (discovered elsewhere) as a Logdir that never lists ``logdir``
+        (a task of :func:`read_dask`, handed its runs' files)."""
+        self = cls.__new__(cls)
+        index = LogdirIndex(logdir, tags=tags, purge_orphaned_data=purge_orphaned_data, listing=listing)
+        self._start(index, None, tags, purge_orphaned_data, False)
+        return self
+
+    def _start(
+        self, index: LogdirIndex, runs: NameSpec, tags: NameSpec, purge_orphaned_data: bool, outside: bool
+    ) -> None:
+        self._index = index
+        if outside:
             set_file_policy(self._index, allow_outside=True)
         self._index.discover()
         self._options: dict[str, Any] = {"runs": runs, "tags": tags}  # as given, for to_dask
@@ -393,12 +414,12 @@ class Logdir:
         keys = [partition_by] if isinstance(partition_by, str) else list(partition_by)
         write_partitioned(frame, path, keys)
 
-    def to_dask(self, kind: str = SCALARS) -> Any:
-        """The frame of ``kind`` as a Dask DataFrame, one partition per run (read by Dask's workers).
+    def to_dask(self, kind: str = SCALARS, *, runs_per_partition: int | None = None) -> Any:
+        """The frame of ``kind`` as a Dask DataFrame, each partition a group of runs (read by Dask's workers).
 
         The same runs and tags as this logdir's; see :func:`read_dask`.
         """
-        return read_dask(self.path, kind, **self._options)
+        return read_dask(self.path, kind, runs_per_partition=runs_per_partition, **self._options)
 
     def to_csv(self, path: str, kind: str = "scalars", **kwargs: Any) -> None:
         """Write the frame of ``kind`` to CSV: array cells as JSON lists, bytes as base64."""

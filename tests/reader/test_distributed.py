@@ -12,8 +12,9 @@ import pytest
 
 import tbkit
 from tbkit import read_dask
-from tbkit.errors import MissingDependencyError
+from tbkit.errors import InvalidArgumentError, MissingDependencyError
 from tbkit.reader.distributed import expand_logdirs
+from tests._s3 import S3Server, s3  # noqa: F401  (the fixture)
 
 distributed = pytest.importorskip("distributed", reason="the dask extra is not installed")
 
@@ -96,3 +97,45 @@ def test_without_dask_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setitem(sys.modules, "dask.dataframe", None)
     with pytest.raises(MissingDependencyError, match=r"tbkit\[dask\]"):
         read_dask(str(logdir))
+
+
+def test_partitions_of_several_runs_equal_the_pandas_frame(logdir: Path, cluster_client: object) -> None:
+    frame = read_dask(str(logdir), "scalars", runs_per_partition=3)
+    assert frame.npartitions == 2  # 4 runs, 3 a partition
+    expected = tbkit.read(str(logdir)).scalars()
+    pd.testing.assert_frame_equal(_plain(frame.compute()), _plain(expected))
+    assert tbkit.read(str(logdir)).to_dask(runs_per_partition=1).npartitions == 4
+
+
+def test_several_runs_a_partition_keep_their_names_under_each_logdir(tmp_path: Path) -> None:
+    for exp in ("exp1", "exp2"):
+        for run in ("train", "eval", "test/x"):
+            _write(tmp_path / exp, run, 0)
+    frame = read_dask(str(tmp_path / "exp*"), runs_per_partition=2)
+    assert frame.npartitions == 4  # two a partition, never two logdirs' runs in one
+    got = frame.compute(scheduler="sync")
+    names = [f"{exp}/{run}" for exp in ("exp1", "exp2") for run in ("eval", "test/x", "train")]
+    assert sorted(got["run"].astype(str).unique()) == names
+    assert got.groupby("run", observed=True).size().to_dict() == dict.fromkeys(names, 40)
+
+
+def test_the_tasks_list_nothing_on_s3(s3: S3Server, tmp_path: Path) -> None:  # noqa: F811
+    """Discovery is the caller's, once: each task is handed its runs' files and sizes, and reads
+    each object with one ranged GET (before, every task listed and checked its run again)."""
+    import s3fs
+
+    for run in ("a", "b", "c", "d"):
+        _write(tmp_path / "logs", run, 0)
+    client = s3fs.S3FileSystem(skip_instance_cache=True)
+    for file in (tmp_path / "logs").rglob("*tfevents*"):
+        client.pipe_file(f"tbkit-test/logs/{file.parent.name}/{file.name}", file.read_bytes())
+    frame = read_dask("s3://tbkit-test/logs", runs_per_partition=2)
+    mark = s3.mark()
+    got = frame.compute(scheduler="sync")
+    assert s3.counts(mark) == {"RANGED_GET": 4}  # one per event file; no LIST, no HEAD
+    assert len(got) == 4 * 40
+
+
+def test_runs_per_partition_must_be_positive(logdir: Path) -> None:
+    with pytest.raises(InvalidArgumentError, match="runs_per_partition"):
+        read_dask(str(logdir), runs_per_partition=0)
