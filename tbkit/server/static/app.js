@@ -4,6 +4,7 @@ import * as api from "./api.js";
 import { RunStore, mountRunSelector } from "./runs.js";
 import { Settings } from "./settings.js";
 import { el, clear, store, debounce } from "./util.js";
+import { applySelection, applySettings, parseHash, readView, viewHash, viewQuery } from "./urlstate.js";
 
 const POLL_MS = 5000;
 const CORE = { timeseries: "./timeseries.js" };
@@ -105,16 +106,16 @@ function renderTabs() {
 window.addEventListener("resize", debounce(() => renderTabs(), 150));
 
 function route() {
-  const name = decodeURIComponent(window.location.hash.replace(/^#/, "").split("/")[0] || "");
+  const name = parseHash(window.location.hash).tab;
   const names = dashboards();
   if (names.includes(name)) return name;
   const last = store.get("dashboard", "timeseries");
   return names.includes(last) ? last : "timeseries";
 }
 
-async function mountDashboard() {
+async function mountDashboard(force = false) {
   const name = route();
-  if (current && current.name === name) return;
+  if (current && current.name === name && !force) return syncUrl();
   const token = ++mounting;
   if (current && current.view) current.view.destroy();
   current = null;
@@ -135,6 +136,52 @@ async function mountDashboard() {
     clear(main).append(el("div", { class: "empty error", text: `Could not open ${tabName(name)}: ${err.message}` }));
     current = { name, view: null };
   }
+  syncUrl();
+}
+
+// ---------------------------------------------------------------- the view in the URL (urlstate.js)
+let pendingView = null; // a view from the URL whose run selection waits for the run list
+let lastHash = null;
+
+/** Write the current view into the URL (replaceState: no new history entry, no hashchange). */
+function syncUrl() {
+  if (pendingView) return; // the URL's run list is not applied yet: keep it there
+  const tab = current ? current.name : route();
+  const hash = viewHash(tab, viewQuery({ settings, runs, tagFilter: store.get(tab + ".tagFilter", "") }));
+  if (hash === lastHash && hash === window.location.hash) return;
+  lastHash = hash;
+  history.replaceState(history.state, "", hash);
+}
+const syncSoon = debounce(syncUrl, 100);
+window.addEventListener("tbkit-store", syncSoon);
+runs.addEventListener("change", syncSoon);
+
+/** Apply the view of a URL's hash, when it has one; its run selection as soon as runs are known. */
+function applyUrlView(tab, params) {
+  const view = readView(params);
+  applySettings(view, { settings, runs, store }, tab);
+  const input = document.querySelector("#sidebar .run-filter");
+  if (input) input.value = runs.filter;
+  pendingView = view;
+  applyPendingSelection();
+}
+
+function applyPendingSelection() {
+  if (pendingView && applySelection(pendingView, runs)) {
+    pendingView = null;
+    syncSoon();
+  }
+}
+runs.addEventListener("change", (e) => {
+  if (e.detail && e.detail.what === "runs") applyPendingSelection();
+});
+
+/** A hash changed by hand or by a link: a view in it is applied (the dashboard remounts). */
+function onHashChange() {
+  const { tab, params } = parseHash(window.location.hash);
+  if (!params) return mountDashboard();
+  applyUrlView(tab, params);
+  return mountDashboard(true);
 }
 
 // ---------------------------------------------------------------- live reload
@@ -175,6 +222,12 @@ function schedulePoll() {
 
 // ---------------------------------------------------------------- start
 async function start() {
+  const initial = parseHash(window.location.hash);
+  if (initial.params) {
+    // Before the run selector and the dashboard read them.
+    applySettings(readView(initial.params), { settings, runs, store }, initial.tab);
+    pendingView = readView(initial.params);
+  }
   applyTheme();
   document.getElementById("theme-toggle").addEventListener("click", () => {
     const dark = document.documentElement.dataset.theme === "dark";
@@ -201,10 +254,11 @@ async function start() {
     generation = state.generation;
     loading = !!state.loading;
     await runs.refresh();
+    applyPendingSelection();
   } catch (err) {
     showError(err);
   }
-  window.addEventListener("hashchange", mountDashboard);
+  window.addEventListener("hashchange", onHashChange);
   await mountDashboard();
   schedulePoll();
 }

@@ -120,6 +120,8 @@ export const store = {
     } catch (_) {
       /* storage full or disabled: settings just are not remembered */
     }
+    // The view in the URL (urlstate.js) follows what is remembered.
+    window.dispatchEvent(new CustomEvent("tbkit-store", { detail: { key } }));
   },
 };
 
