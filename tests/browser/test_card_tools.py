@@ -13,7 +13,15 @@ import pytest
 from PIL import Image
 
 import tbkit
-from tests.browser._ui import WAIT_MS, get_json, open_dashboard, scalar_card, wait_chart, wait_loaded
+from tests.browser._ui import (
+    WAIT_MS,
+    get_json,
+    open_dashboard,
+    scalar_card,
+    wait_chart,
+    wait_loaded,
+    wait_plot,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -201,3 +209,25 @@ def test_png_and_svg_export(page, serve, logdir):
     assert TAG in texts and set(VALUES) <= set(texts)
     legend = root.find(f".//{SVG_NS}g[@class='legend']")
     assert legend is not None and len(legend.findall(SVG_NS + "rect")) == len(VALUES)
+
+
+def test_a_plotly_card_maximises_and_its_figure_follows(page, serve, logdir):
+    server = serve(logdir)
+    open_dashboard(page, server.url, "histograms")
+    card = page.locator(".card[data-run='alpha']")
+    wait_plot(page, card)
+    svg = card.locator(".plot svg.main-svg").first
+    before = svg.bounding_box()
+    assert before is not None
+    card.locator("button.maximize").click()
+    page.wait_for_function(
+        "([s, h]) => s.getBoundingClientRect().height > 1.5 * h",
+        arg=[svg.element_handle(), before["height"]],
+        timeout=WAIT_MS,
+    )
+    page.keyboard.press("Escape")
+    page.wait_for_function(
+        "([s, h]) => Math.abs(s.getBoundingClientRect().height - h) <= 1",
+        arg=[svg.element_handle(), before["height"]],
+        timeout=WAIT_MS,
+    )
