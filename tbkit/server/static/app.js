@@ -150,7 +150,11 @@ function syncUrl() {
   const hash = viewHash(tab, viewQuery({ settings, runs, tagFilter: store.get(tab + ".tagFilter", "") }));
   if (hash === lastHash && hash === window.location.hash) return;
   lastHash = hash;
-  history.replaceState(history.state, "", hash);
+  try {
+    history.replaceState(history.state, "", hash);
+  } catch (_) {
+    /* a frame that may not change its URL (sandboxed): the view is just not in it */
+  }
 }
 const syncSoon = debounce(syncUrl, 100);
 window.addEventListener("tbkit-store", syncSoon);
