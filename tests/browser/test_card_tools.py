@@ -231,3 +231,40 @@ def test_a_plotly_card_maximises_and_its_figure_follows(page, serve, logdir):
         arg=[svg.element_handle(), before["height"]],
         timeout=WAIT_MS,
     )
+
+
+XSS_TAG = '<img src=x onerror="window.__xss=1">zqx/<svg onload="window.__xss=2">'
+XSS_RUN = '<b onmouseover="window.__xss=3">zqx'  # a directory: no "/"
+
+
+@pytest.fixture(scope="module")
+def hostile_logdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("cardtools-xss")
+    with tbkit.SummaryWriter(str(root / XSS_RUN)) as w:
+        for step in STEPS:
+            w.add_scalar(XSS_TAG, float(step), step)
+    return root
+
+
+def test_names_stay_text_in_the_table_and_the_files(page, serve, hostile_logdir):
+    server = serve(hostile_logdir)
+    open_dashboard(page, server.url, "timeseries")
+    card = scalar_card(page, XSS_TAG)
+    wait_chart(page, card, series="1")
+    card.locator("button.table-toggle").click()
+    assert list(table_rows(card)) == [XSS_RUN]
+    name, _ = _download(page, card, "button.export-png")
+    assert re.fullmatch(r"[A-Za-z0-9._-]+\.png", name)
+    name, svg = _download(page, card, "button.export-svg")
+    assert re.fullmatch(r"[A-Za-z0-9._-]+\.svg", name)
+    root = ET.fromstring(svg)
+    tags = {e.tag for e in root.iter()}
+    assert tags <= {
+        SVG_NS + t for t in ("svg", "rect", "text", "defs", "clipPath", "g", "line", "path", "title")
+    }
+    assert not [a for e in root.iter() for a in e.attrib if a.startswith("on")]
+    texts = [t.text for t in root.iter(SVG_NS + "text")]
+    assert XSS_TAG in texts and XSS_RUN in texts
+    # Nothing of the page came from the names either.
+    assert page.evaluate("() => typeof window.__xss") == "undefined"
+    assert page.locator("img[src='x'], .card b").count() == 0
