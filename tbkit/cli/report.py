@@ -28,7 +28,7 @@ import numpy as np
 from tbkit._version import __version__
 from tbkit.cli._common import open_logdir, quiet_reader
 from tbkit.cli.jsbundle import bundle
-from tbkit.plugins.colors import run_color
+from tbkit.plugins.colors import assign_colors
 from tbkit.plugins.scalars.metadata import PLUGIN_NAME as SCALARS_PLUGIN
 from tbkit.plugins.scalars.query import all_scalar_columns, minmax_indices, smooth
 from tbkit.plugins.text.render import text_to_html
@@ -137,23 +137,23 @@ def _finite_or_none(value: Any) -> float | None:
     return float(value) if isinstance(value, int | float) and math.isfinite(value) else None
 
 
-def _swatch(run: str) -> str:
-    return f'<span class="swatch" style="background:{run_color(run)}"></span>'
+def _swatch(color: str) -> str:
+    return f'<span class="swatch" style="background:{color}"></span>'
 
 
-def _figure(tag: str, item: dict[str, Any]) -> str:
+def _figure(tag: str, item: dict[str, Any], colors: dict[str, str]) -> str:
     e = html.escape
     run, step = e(item["run"]), item["step"]
     sample = f" #{item['index']}" if item["index"] else ""
     return (
         f'<figure class="report-figure" data-run="{run}" data-step="{step}">'
-        f'<figcaption>{_swatch(item["run"])}<span class="run-label">{run}</span>'
+        f'<figcaption>{_swatch(colors[item["run"]])}<span class="run-label">{run}</span>'
         f'<span class="muted">step {step}{sample}</span></figcaption>'
         f'<img src="{item["uri"]}" alt="{e(tag)} ({run}, step {step})"></figure>'
     )
 
 
-def _media_html(images: list[dict[str, Any]], texts: list[dict[str, Any]]) -> str:
+def _media_html(images: list[dict[str, Any]], texts: list[dict[str, Any]], colors: dict[str, str]) -> str:
     e = html.escape
     parts = []
     if images:
@@ -161,7 +161,7 @@ def _media_html(images: list[dict[str, Any]], texts: list[dict[str, Any]]) -> st
             '<section class="report-section" id="images"><h2>Images (latest)</h2><div class="card-grid">'
         )
         for entry in images:
-            figures = "".join(_figure(entry["tag"], item) for item in entry["items"])
+            figures = "".join(_figure(entry["tag"], item, colors) for item in entry["items"])
             parts.append(
                 f'<section class="card images-card" data-tag="{e(entry["tag"])}"><header class="card-header">'
                 f'<h3 class="card-title" title="{e(entry["tag"])}">{e(entry["tag"])}</h3></header>'
@@ -174,7 +174,8 @@ def _media_html(images: list[dict[str, Any]], texts: list[dict[str, Any]]) -> st
         )
         for entry in texts:
             runs = "".join(
-                f'<div class="text-run" data-run="{e(i["run"])}"><div class="step-head">{_swatch(i["run"])} '
+                f'<div class="text-run" data-run="{e(i["run"])}"><div class="step-head">'
+                f"{_swatch(colors[i['run']])} "
                 f'{e(i["run"])} · step {i["step"]}</div><div class="text-html">{i["html"]}</div></div>'
                 for i in entry["items"]
             )
@@ -209,10 +210,12 @@ def build_report(
         run_frame = ld.runs()
     starts = dict(zip(run_frame["run"].astype(str), run_frame["start_time"].tolist(), strict=True))
     runs = sorted({s["run"] for t in scalars for s in t["series"]})
+    media_runs = {i["run"] for entry in image_entries + text_entries for i in entry["items"]}
+    colors = assign_colors(set(starts) | set(runs) | media_runs)  # the server's rule: every run of the logdir
     data = {
         "title": title,
         "smoothing": smoothing,
-        "runs": [{"name": r, "color": run_color(r), "start": _finite_or_none(starts.get(r))} for r in runs],
+        "runs": [{"name": r, "color": colors[r], "start": _finite_or_none(starts.get(r))} for r in runs],
         "scalars": scalars,
     }
     style = "".join(
@@ -250,7 +253,7 @@ def build_report(
 generated {when} by tbkit {e(__version__)}</p>
 </header>
 {scalar_section}
-{_media_html(image_entries, text_entries)}
+{_media_html(image_entries, text_entries, colors)}
 <footer class="report-foot muted">Drag on a chart to zoom, double-click to reset.
 Smoothing: TensorBoard's debiased exponential moving average.</footer>
 <script type="application/json" id="tbkit-report-data">{_script_json(data)}</script>

@@ -15,7 +15,10 @@ the request with this kit, compute the answer with a plain function over the
   :func:`tensor_tags`, :func:`blob_response`;
 * answers: :func:`json_response` and :func:`json_bytes` (safe to embed: ``<``, ``>``, ``&``
   escaped; non-finite floats as null);
-* :func:`run_color`: a run's colour, the same in every dashboard (from :mod:`tbkit.plugins.colors`).
+* colours, the same in every dashboard (the rule is :mod:`tbkit.plugins.colors`'):
+  :func:`run_colors` / :func:`run_color` (a run's, kept for the server's lifetime),
+  :func:`group_colors` (the scalars dashboard's run groups) and :func:`series_colors`
+  (any other set of series drawn together).
 
 Imported only by route modules (which only the server imports), so ``import tbkit``
 never pulls in Flask. A plugin imports the provider, the record layer, protos, errors
@@ -51,7 +54,7 @@ import orjson
 from flask import Response, current_app, request
 
 from tbkit.errors import InvalidArgumentError, NotFoundError
-from tbkit.plugins.colors import run_color
+from tbkit.plugins import colors as _colors
 from tbkit.plugins.patterns import ClientPattern, compile_client
 from tbkit.provider import BlobSequenceDatum, DataProvider, RunTagFilter
 
@@ -61,6 +64,7 @@ __all__ = [
     "Tab",
     "blob_response",
     "float_param",
+    "group_colors",
     "int_param",
     "json_bytes",
     "json_response",
@@ -70,9 +74,11 @@ __all__ = [
     "read_blob_series",
     "regex_param",
     "run_color",
+    "run_colors",
     "runs_param",
     "sampled_blob_series",
     "samples",
+    "series_colors",
     "state",
     "str_param",
     "tensor_tags",
@@ -105,6 +111,8 @@ class AppState:
     path_prefix: str = ""
     samples_per_plugin: Mapping[str, int | None] = field(default_factory=dict)
     reload_interval: float = 0.0
+    colors: _colors.ColorBook = field(default_factory=_colors.ColorBook)  # run colours for the app's lifetime
+    group_colors: _colors.ColorBook = field(default_factory=_colors.ColorBook)  # run-group colours, likewise
 
 
 def state() -> AppState:
@@ -121,6 +129,33 @@ def samples(plugin_name: str, default: int | None) -> int | None:
     """The points per series to serve for ``plugin_name`` (``--samples_per_plugin``; None = all)."""
     table = state().samples_per_plugin
     return table.get(plugin_name, default)
+
+
+def run_colors(names: Iterable[str] | None = None) -> dict[str, str]:
+    """The colours of the runs ``names`` (default: every run), as ``#rrggbb``.
+
+    Every run of the logdir is given its palette index first (natural order, new runs
+    after the known ones), so a run's colour does not depend on which runs a request names
+    and does not change while the server runs.
+    """
+    book = state().colors
+    everyone = book.colors(r.run_name for r in provider().list_runs())
+    return everyone if names is None else book.colors(names)
+
+
+def run_color(name: str) -> str:
+    """The colour of run ``name`` (see :func:`run_colors`)."""
+    return run_colors([name])[name]
+
+
+def group_colors(names: Iterable[str]) -> dict[str, str]:
+    """Colours for the run groups ``names``, from the palette, kept for the app's lifetime."""
+    return state().group_colors.colors(names)
+
+
+def series_colors(names: Iterable[str]) -> dict[str, str]:
+    """Distinct palette colours for series drawn together (natural order of ``names``)."""
+    return _colors.assign_colors(names)
 
 
 def params() -> Mapping[str, Any]:

@@ -26,7 +26,6 @@ from werkzeug.exceptions import HTTPException
 from tbkit._version import __version__
 from tbkit.errors import TbkitError
 from tbkit.plugins import registry, web
-from tbkit.plugins.colors import run_color
 from tbkit.provider import DataProvider
 from tbkit.server.assets import StaticFiles, content_type, safe_file
 from tbkit.server.compress import (
@@ -297,9 +296,10 @@ def create_app(
             provider.list_runs(),
             key=lambda r: (r.start_time is None, r.start_time or 0.0, r.run_name),
         )
+        colors = web.run_colors(r.run_name for r in listed)
         return web.json_response(
             [
-                {"name": r.run_name, "start_time": _number(r.start_time), "color": run_color(r.run_name)}
+                {"name": r.run_name, "start_time": _number(r.start_time), "color": colors[r.run_name]}
                 for r in listed
             ]
         )

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import tbkit
-from tbkit.plugins.colors import run_color
+from tbkit.plugins.colors import assign_colors
 from tests.browser._ui import WAIT_MS, color_pixels, open_dashboard, scalar_card, wait_chart
 
 pytestmark = pytest.mark.browser
@@ -100,7 +100,8 @@ def test_group_band_equals_pandas_mean_std(page, serve, logdir):
     page.mouse.move(0, 0)
     png = card.locator("canvas.chart-canvas").screenshot(animations="disabled")
     for name in ("a", "b"):
-        rgb = np.array([int(run_color(name)[i : i + 2], 16) for i in (1, 3, 5)])
+        color = assign_colors(["a", "b"])[name]  # the groups' colours: the palette in natural order
+        rgb = np.array([int(color[i : i + 2], 16) for i in (1, 3, 5)])
         fill = tuple(int(v) for v in np.round(0.2 * rgb + 0.8 * 255))
         assert color_pixels(png, fill, tolerance=6) > 300, name
 

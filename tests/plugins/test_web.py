@@ -47,4 +47,3 @@ def test_the_kit_lists_every_public_name_and_gives_run_colours():
         and getattr(value, "__module__", "") in (web.__name__, colors.__name__)
     }
     assert defined | {"EXTENSION"} == set(web.__all__)
-    assert web.run_color is colors.run_color

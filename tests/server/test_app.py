@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 import tbkit
-from tbkit.plugins.colors import run_color
+from tbkit.plugins.colors import assign_colors
 from tbkit.provider import InMemoryProvider
 from tbkit.server.app import CSP, MAX_CONTENT_LENGTH, create_app
 from tests.server._logdirs import XSS_RUN, XSS_TAG
@@ -20,9 +20,11 @@ def test_runs_sorted_by_start_time_with_colours(client: Any) -> None:
     runs = client.get("/data/runs").json
     assert [r["name"] for r in runs] == ["train", "eval", XSS_RUN]  # the order they were created in
     assert [r["start_time"] for r in runs] == sorted(r["start_time"] for r in runs)
+    want = assign_colors(r["name"] for r in runs)  # palette by natural order of the names
     for r in runs:
         assert re.fullmatch(r"#[0-9a-f]{6}", r["color"])
-        assert r["color"] == run_color(r["name"])
+        assert r["color"] == want[r["name"]]
+    assert len({r["color"] for r in runs}) == len(runs)
 
 
 def test_environment(tbkit_logdir: Path, make_client: Any) -> None:

@@ -69,9 +69,10 @@ def scalars() -> Response:
 
     found = query.all_scalar_columns(web.provider(), SCALARS, keep) if patterns else {}
     series: dict[str, dict[str, Any]] = {}
+    colors = web.series_colors(f"{run}/{tag}" for run, tag in found)
     for run, tag in sorted(found):
         payload = query.series_payload(found[run, tag], **options)
-        series.setdefault(run, {})[tag] = {"color": web.run_color(f"{run}/{tag}"), **payload}
+        series.setdefault(run, {})[tag] = {"color": colors[f"{run}/{tag}"], **payload}
     return web.json_response({"series": series, "invalid": invalid})
 
 

@@ -126,9 +126,10 @@ def groups() -> Response:
     options = chart_options(args)
     rows, members, _ = _group_rows(args)
     answer = {}
+    colors = web.group_colors(str(g) for g in rows["group"].unique())
     for group, part in rows.groupby("group", sort=True):
         answer[str(group)] = {
-            "color": web.run_color(str(group)),
+            "color": colors[str(group)],
             "members": members.get(str(group), []),
             **run_groups.group_payload(part, **options),
         }

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import tbkit
-from tbkit.plugins.colors import run_color
+from tbkit.plugins.colors import assign_colors
 
 STEPS = 300
 URL = "/data/plugin/scalars/groups"
@@ -49,7 +49,7 @@ def test_groups_equal_pandas_mean_plus_minus_std(groups_client: Any, seeds_logdi
     assert list(answer) == ["a", "b"]
     want = _pandas(seeds_logdir)
     for group, got in answer.items():
-        assert got["color"] == run_color(group)
+        assert got["color"] == assign_colors(["a", "b"])[group]  # distinct palette colours
         assert got["members"] == [f"{group}_seed{i}" for i in range(3)]
         ref = want[want.group == group]
         assert got["step"] == ref["step"].tolist() and got["total"] == got["shown"] == STEPS
