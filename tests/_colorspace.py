@@ -5,6 +5,8 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Sequence
 
+import numpy as np
+
 RGB = Sequence[float]
 
 
@@ -53,3 +55,22 @@ def delta_e(a: RGB, b: RGB) -> float:
 def min_delta_e(colors: Iterable[RGB]) -> float:
     """The smallest pairwise ΔE76 among ``colors`` (at least two)."""
     return min(delta_e(a, b) for a, b in itertools.combinations(list(colors), 2))
+
+
+def lab_array(rgb: np.ndarray) -> np.ndarray:
+    """CIELAB of an ``(..., 3)`` array of 0–255 sRGB values."""
+
+    c = np.asarray(rgb, dtype=np.float64) / 255.0
+    c = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    m = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]])
+    xyz = c @ m.T / np.array([0.95047, 1.0, 1.08883])
+    f = np.where(xyz > 216 / 24389, np.cbrt(xyz), (24389 / 27 * xyz + 16) / 116)
+    fx, fy, fz = f[..., 0], f[..., 1], f[..., 2]
+    return np.stack([116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)], axis=-1)
+
+
+def nearest_delta_e(pixels: np.ndarray, color: RGB) -> float:
+    """The ΔE76 from ``color`` to the nearest of ``pixels`` (an ``(..., 3)`` sRGB array)."""
+
+    d = lab_array(pixels).reshape(-1, 3) - np.array(lab(color))
+    return float(np.sqrt((d**2).sum(axis=1)).min())
