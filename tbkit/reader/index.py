@@ -83,6 +83,9 @@ class LogdirIndex:
         listing: Runs already discovered (with their event files and sizes): the index
             never lists the logdir, its runs and files are these (a distributed read's
             task is handed its runs' files this way).
+        threads: Runs loaded at once by a reload (of at most 256 runs; more are loaded one
+            after the other). 1 where something else runs the loads side by side (the
+            workers of a distributed read).
     """
 
     def __init__(
@@ -94,9 +97,11 @@ class LogdirIndex:
         purge_orphaned_data: bool = True,
         compact: bool = False,
         listing: Discovered | None = None,
+        threads: int = LOAD_THREADS,
     ) -> None:
         self.logdir = str(logdir)
         self._listing = listing
+        self._threads = max(1, int(threads))
         self._run_filter = name_filter(runs, "runs")
         self._tag_filter = name_filter(tags, "tags")
         self._purge = purge_orphaned_data
@@ -152,7 +157,7 @@ class LogdirIndex:
                 for path in item[1]:
                     load_file(item[0], path, limit, self._lock, size=sizes.get(path))
 
-            workers = min(LOAD_THREADS, len(work)) if len(work) <= PARALLEL_RUNS_MAX else 1
+            workers = min(self._threads, len(work)) if len(work) <= PARALLEL_RUNS_MAX else 1
             if self._lock._is_owned():  # type: ignore[attr-defined]  # the caller holds it: threads would wait
                 workers = 1
             if workers > 1:  # framing and bulk decoding release the GIL: runs load side by side
