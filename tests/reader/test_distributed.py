@@ -63,7 +63,7 @@ def logdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.parametrize("kind", ["scalars", "histograms", "text"])
 def test_equals_the_pandas_frame_on_a_cluster(logdir: Path, kind: str, cluster_client: object) -> None:
-    frame = read_dask(str(logdir), kind)
+    frame = read_dask(str(logdir), kind, runs_per_partition=1)
     expected = tbkit.read(str(logdir)).frame(kind)
     assert frame.npartitions == 4  # one per run
     assert list(frame.columns) == list(expected.columns)
@@ -139,3 +139,17 @@ def test_the_tasks_list_nothing_on_s3(s3: S3Server, tmp_path: Path) -> None:  # 
 def test_runs_per_partition_must_be_positive(logdir: Path) -> None:
     with pytest.raises(InvalidArgumentError, match="runs_per_partition"):
         read_dask(str(logdir), runs_per_partition=0)
+
+
+def test_by_default_runs_are_grouped_by_their_bytes(logdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tbkit.reader import distributed as dist
+
+    assert read_dask(str(logdir)).npartitions == 1  # four small runs: one task
+    sizes = {run: sum(p.stat().st_size for p in (logdir / run).glob("*tfevents*")) for run in (".", "a")}
+    monkeypatch.setattr(dist, "PARTITION_BYTES", sizes["."] + sizes["a"])  # full once "a" is in
+    parts = dist._parts([str(logdir)], None, None)
+    assert [list(names) for _, names, _ in parts] == [[".", "a"], ["b", "nested/c"]]
+    monkeypatch.setattr(dist, "PARTITION_BYTES", 1)
+    assert [list(names) for _, names, _ in dist._parts([str(logdir)], None, None)] == [
+        [r] for r in (".", "a", "b", "nested/c")
+    ]
