@@ -1,0 +1,110 @@
+"""Distributed-read benchmark: 2,000 small runs read by Dask on 2 workers against one process.
+
+The logdir is bench/read.py's R (2,000 runs x 5 tags x 100 steps, 1M scalars, written with
+tbkit's ``SummaryWriter`` and cached under ``--cache``). Timed, each ``--repeat`` times (the
+median is printed):
+
+* one process: ``tbkit.read(logdir).scalars()`` in a fresh subprocess (its import of tbkit
+  before the clock starts), the whole frame in memory;
+* Dask: ``tbkit.read_dask(logdir).compute()`` on a ``dask.distributed`` ``LocalCluster``
+  (``n_workers=2, threads_per_worker=1``, worker processes, 127.0.0.1), the cluster started and
+  its workers warmed (each has read one run: imports and first calls; and one run read through
+  Dask, so the caller has imported ``dask.dataframe``) before the clock starts; the time covers the
+  caller's discovery, building the graph, the workers' reads and gathering the frame. The
+  partitions are ``read_dask``'s default (runs grouped by bytes: 4 partitions here) unless
+  ``--runs-per-partition`` says otherwise.
+
+Both frames are checked equal (row count and the sum of values) before the ratio is printed.
+
+Usage::
+
+    python bench/dask_read.py [--cache DIR] [--repeat 3] [--runs-per-partition N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+ONE_PROCESS = """
+import json, sys, time
+import tbkit
+t0 = time.perf_counter()
+frame = tbkit.read(sys.argv[1]).scalars()
+seconds = time.perf_counter() - t0
+print(json.dumps({"seconds": seconds, "rows": len(frame), "sum": float(frame["value"].sum())}))
+"""
+
+
+def one_process(logdir: Path) -> dict:
+    out = subprocess.run(
+        [sys.executable, "-c", ONE_PROCESS, str(logdir)], capture_output=True, text=True, check=True
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _warm(logdir: str) -> None:
+    import tbkit
+
+    tbkit.read(logdir, runs=["run_00"]).scalars()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cache", default=os.path.join(tempfile.gettempdir(), "tbkit-bench"))
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--runs-per-partition", type=int, default=None)
+    args = parser.parse_args()
+
+    from read import ensure_logdir  # bench/read.py's cached logdirs
+
+    logdir = ensure_logdir(Path(args.cache), "R")
+    import distributed
+
+    import tbkit
+
+    singles = [one_process(logdir) for _ in range(args.repeat)]
+    single = statistics.median(s["seconds"] for s in singles)
+
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+    )
+    client = distributed.Client(cluster)
+    try:
+        client.run(_warm, str(logdir))  # each worker has read a run (imports, first calls) before the clock
+        tbkit.read_dask(str(logdir), runs=["run_00"]).compute()  # and the caller has imported dask.dataframe
+        times, frame = [], None
+        for _ in range(args.repeat):
+            t0 = time.perf_counter()
+            dask_frame = tbkit.read_dask(str(logdir), runs_per_partition=args.runs_per_partition)
+            frame = dask_frame.compute()
+            times.append(time.perf_counter() - t0)
+        partitions = dask_frame.npartitions
+    finally:
+        client.close()
+        cluster.close()
+    assert frame is not None
+    if len(frame) != singles[0]["rows"] or abs(float(frame["value"].sum()) - singles[0]["sum"]) > 1e-6 * len(
+        frame
+    ):
+        raise SystemExit(f"the frames differ: {len(frame)} rows against {singles[0]['rows']}")
+    distributed_s = statistics.median(times)
+    print(
+        f"logdir R: 2,000 runs x 5 tags x 100 steps ({singles[0]['rows']:,} scalars), median of {args.repeat}"
+    )
+    print(f"one process, tbkit.read().scalars():              {single:6.2f} s")
+    print(f"Dask, 2 workers x 1 thread, {partitions} partitions:        {distributed_s:6.2f} s")
+    print(f"one process / Dask: {single / distributed_s:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
