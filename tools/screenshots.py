@@ -211,7 +211,8 @@ def docs_screenshots(logdir: Path, out: Path, only: set[str] | None) -> list[Pat
     with tbkit_server(logdir) as url:
         for dark in (False, True):
             names = [n for n in DASHBOARDS if n.endswith("-dark") == dark and (not only or n in only)]
-            if not names:
+            extras = [] if dark else [n for n in ("maximised", "scalars-groups") if not only or n in only]
+            if not names and not extras:
                 continue
             with browser_page(dark=dark) as page:
                 for name in names:
@@ -223,9 +224,34 @@ def docs_screenshots(logdir: Path, out: Path, only: set[str] | None) -> list[Pat
                         print(f"{name}: not drawn ({exc.__class__.__name__}); skipped", flush=True)
                         continue
                     written.append(_shot(page, out / f"{name}.png"))
-                if "scalars-groups" in (only or {"scalars-groups"}) and not dark:
+                if "maximised" in extras:
+                    written += _maximised_shot(page, url, out)
+                if "scalars-groups" in extras:
                     written += _groups_shot(page, url, out)
     return written
+
+
+def _maximised_shot(page: Any, url: str, out: Path) -> list[Path]:
+    """A maximised scalar card with its values table open, the pointer over the chart."""
+    page.goto(f"{url}/#timeseries")
+    with _step(out, "maximised"):
+        _settle(page, ".scalar-card .chart[data-ready='1']", count=2)
+        card = (
+            page.locator(".scalar-card").filter(has=page.locator(".card-title", has_text="train/loss")).first
+        )
+        card.locator("button.table-toggle").click()
+        card.locator("button.maximize").click()
+        page.wait_for_function("c => c.classList.contains('maximized')", arg=card.element_handle())
+        page.wait_for_timeout(800)
+        box = card.locator(".chart").bounding_box()
+        if box:
+            page.mouse.move(box["x"] + box["width"] * 0.45, box["y"] + box["height"] * 0.5)
+        page.wait_for_timeout(600)
+        shot = _shot(page, out / "maximised.png")
+        page.mouse.move(0, 0)
+        page.keyboard.press("Escape")
+        return [shot]
+    return []
 
 
 def _groups_shot(page: Any, url: str, out: Path) -> list[Path]:
@@ -475,7 +501,9 @@ def main(argv: list[str] | None = None) -> int:
         "--out", default=str(SHOTS), help="where the docs' pictures go (default: docs/screenshots)"
     )
     parser.add_argument(
-        "--only", help="comma-separated picture names (default: all): " + ",".join(DASHBOARDS)
+        "--only",
+        help="comma-separated picture names (default: all): "
+        + ",".join([*DASHBOARDS, "maximised", "scalars-groups"]),
     )
     parser.add_argument(
         "--compare", metavar="OUTDIR", help="tbkit's reworked views beside TensorBoard's, into OUTDIR"
