@@ -11,6 +11,11 @@ Layout of the output directory ``OUT`` (see ``docs/cli.md``):
   many problems the reader met.
 * with ``group_by``: ``OUT/scalar_groups.<ext>``, the scalars of run groups
   (:func:`tbkit.aggregate`: group, tag, step, wall_time, value, lower, upper, count).
+* with ``partition_by`` (Parquet only, e.g. ``["run"]``): each kind whose frame has those
+  columns is a Hive-partitioned dataset ``OUT/<kind>/run=<run>/part-0.parquet`` instead
+  of one file (:func:`tbkit.reader.parquet_dataset.write_partitioned`), which DuckDB, Dask,
+  Polars and Spark read directly (``read_parquet('OUT/scalars/**/*.parquet',
+  hive_partitioning = true)``); kinds without them stay one file.
 
 Example:
     >>> summary = export_logdir("runs", "out", fmt="parquet")  # doctest: +SKIP
@@ -22,7 +27,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from tbkit._progress import Progress
@@ -33,7 +38,7 @@ from tbkit.errors import InvalidArgumentError, MissingDependencyError, NotFoundE
 from tbkit.plugins import registry
 from tbkit.plugins.scalars.query import safe_path
 from tbkit.reader.logdir import frame_kinds
-from tbkit.reader.parquet_dataset import arrow_table
+from tbkit.reader.parquet_dataset import arrow_table, write_partitioned
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -269,6 +274,7 @@ def export_logdir(
     group_by: str | None = None,
     stat: str = "mean",
     band: str = "std",
+    partition_by: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """Export every selected run × tag of ``logdir`` into the directory ``out``.
 
@@ -286,6 +292,8 @@ def export_logdir(
             first capture group names the group) or ``"hparam:NAME"``, see :func:`tbkit.aggregate`.
         stat: With ``group_by``: ``"mean"`` or ``"median"``.
         band: With ``group_by``: ``"std"`` or ``"minmax"``.
+        partition_by: With Parquet: write each kind that has these columns as a
+            Hive-partitioned dataset ``out/<kind>/<column>=<value>/...`` (e.g. ``["run"]``).
 
     Returns:
         The manifest, also written to ``out/manifest.json``.
@@ -295,6 +303,9 @@ def export_logdir(
     """
     if fmt not in FORMATS:
         raise InvalidArgumentError(f"unknown format {fmt!r}: use parquet, csv or json")
+    keys = list(partition_by or [])
+    if keys and fmt != "parquet":
+        raise InvalidArgumentError(f"partitioning is for Parquet datasets, not {fmt}: add --format parquet")
     default = [] if group_by is not None else list(frame_kinds())  # --group-by alone: the groups only
     chosen = default if kinds is None else list(kinds)
     ld = open_logdir(logdir, runs=runs, tags=tags, purge_orphaned_data=purge_orphaned_data, progress=progress)
@@ -314,9 +325,13 @@ def export_logdir(
             continue
         prepared, media = _prepare(frame, kind, fmt, out)
         del frame
-        name = f"{kind}.{FORMATS[fmt]}"
+        partitioned = bool(keys) and all(k in prepared.columns for k in keys)
+        name = f"{kind}/" if partitioned else f"{kind}.{FORMATS[fmt]}"
         with Progress(len(prepared), f"writing {name}", unit="rows", enabled=progress) as bar:
-            if fmt == "parquet":
+            if partitioned:
+                write_partitioned(prepared, os.path.join(out, kind), keys)
+                bar.update(len(prepared))
+            elif fmt == "parquet":
                 _write_parquet(prepared, os.path.join(out, name), bar)
             else:
                 _write_text(prepared, os.path.join(out, name), fmt, bar)
@@ -325,6 +340,8 @@ def export_logdir(
             "rows": len(prepared),
             "columns": [str(c) for c in prepared.columns],
         }
+        if partitioned:
+            entry["partition_by"] = keys
         if media:
             entry["media_files"] = media
             entry["media_dir"] = kind
