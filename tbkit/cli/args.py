@@ -79,6 +79,7 @@ def _run_export(args: argparse.Namespace) -> int:
         group_by=args.group_by,
         stat=args.stat,
         band=args.band,
+        partition_by=args.partition_by,
     )
     for kind, entry in manifest["kinds"].items():
         media = (
@@ -198,6 +199,15 @@ def add_commands(sub: Any) -> None:
         choices=["std", "minmax"],
         default="std",
         help="with --group-by: the band, line ± standard deviation or min–max (default std)",
+    )
+    export.add_argument(
+        "--partition-by",
+        dest="partition_by",
+        type=lambda text: [part.strip() for part in text.split(",") if part.strip()],
+        default=None,
+        metavar="COL[,COL]",
+        help="with parquet: write each kind as a Hive-partitioned dataset OUT/<kind>/<COL>=<value>/..., "
+        "e.g. --partition-by run (DuckDB, Dask, Polars and Spark read it directly)",
     )
     export.set_defaults(func=_run_export)
 
