@@ -207,6 +207,13 @@ class GuardedDecoder:
         self._name = name
         self.module = module
         self._guards: dict[str, tuple[Callable[..., Any], Callable[..., Any]]] = {}
+        # The per-record functions the module has now are set on the guard itself: reading
+        # one is then an instance attribute, not a __getattr__ call (the reader asks per
+        # record). Each looks its function up in the module at each call, so a function the
+        # module gets later (a test patching it) is the one called.
+        for attr in _GUARDED:
+            if callable(getattr(module, attr, None)):
+                self.__dict__[attr] = self._late(attr)
 
     def __getattr__(self, attr: str) -> Any:
         found = getattr(self.module, attr)
@@ -217,6 +224,22 @@ class GuardedDecoder:
             return cached[1]
         guarded = self._guard_supported(found) if attr == "supported" else self._guard(found)
         self._guards[attr] = (found, guarded)
+        return guarded
+
+    def _late(self, attr: str) -> Callable[..., Any]:
+        """The guarded ``attr`` of the module, looked up at each call."""
+        name, module = self._name, self.module
+
+        def guarded(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return getattr(module, attr)(*args, **kwargs)
+            except ValueError:
+                raise
+            except Exception as exc:  # a hostile record must cost only itself
+                detail = str(exc)[:200] or type(exc).__name__
+                raise ValueError(f"the {name} decoder failed ({type(exc).__name__}: {detail})") from exc
+
+        guarded.__name__ = attr
         return guarded
 
     def __repr__(self) -> str:

@@ -40,6 +40,32 @@ _reason: str | None = None
 _warned = False
 
 
+# The environment's own mapping and the key in its form (CPython's os.environ keeps one, kept
+# in step by os.environ's setters): core() runs per histogram record, and os.environ.get
+# encodes the key and decodes the value at each call. Elsewhere, os.environ itself.
+_raw_environ = getattr(os.environ, "_data", None)
+try:
+    _raw_key = os.environ.encodekey(ENV)  # type: ignore[attr-defined]
+except (AttributeError, TypeError, ValueError):  # pragma: no cover - another Python
+    _raw_environ = None
+_decoded: tuple[object, str] = (None, "")  # the last raw value read and its meaning
+
+
+def _choice() -> str:
+    """``TBKIT_NATIVE``'s value, stripped ("" when unset)."""
+    global _decoded
+    if not isinstance(_raw_environ, dict):
+        return os.environ.get(ENV, "").strip()
+    raw = _raw_environ.get(_raw_key)
+    if raw is None:
+        return ""
+    last, choice = _decoded
+    if raw is not last:
+        choice = os.environ.decodevalue(raw).strip()  # type: ignore[attr-defined]
+        _decoded = (raw, choice)
+    return choice
+
+
 class NativeFallbackWarning(RuntimeWarning):
     """The compiled core is absent: tbkit reads on its (slower) pure-Python path."""
 
@@ -75,7 +101,7 @@ def core() -> ModuleType | None:
         NativeUnavailableError: ``TBKIT_NATIVE=1`` and the compiled core does not import.
     """
     global _warned
-    choice = os.environ.get(ENV, "").strip()
+    choice = _choice()
     if choice == "0":
         return None
     module = _load()

@@ -36,12 +36,14 @@ def supported(content: bytes) -> bool:
 
 
 def migrate(value: summary_pb2.Summary.Value) -> np.ndarray:
-    """A ``HistogramProto`` as ``[k, 3]`` float buckets (left, right, count).
+    """A ``HistogramProto`` as ``[k, 3]`` float64 buckets (left, right, count), each value
+    rounded to float32 as :func:`migrate_histogram` rounds it.
 
     Empty buckets at both ends are dropped first; then the first left edge is ``min``,
     the last right edge is ``max``, and the inner edges are the kept ``bucket_limit``
     values (TensorBoard's rule, so ±DBL_MAX outer limits never reach a chart). A
-    histogram whose buckets are all empty becomes ``[0, 3]``.
+    histogram whose buckets are all empty becomes ``[0, 3]``. The rows are float64
+    already, so that :func:`decode` keeps them without a second copy.
 
     Example:
         >>> from tbkit.proto import histogram_pb2
@@ -51,10 +53,10 @@ def migrate(value: summary_pb2.Summary.Value) -> np.ndarray:
     """
     core = native.core()
     if core is not None:
-        raw = core.migrate_histogram(value.histo.SerializeToString())
+        raw = core.migrate_histogram(value.histo.SerializeToString(), True)
         if raw is not None:
-            return np.frombuffer(raw, dtype=np.float32).reshape(-1, 3)
-    return migrate_histogram(value.histo)
+            return np.frombuffer(raw, dtype=np.float64).reshape(-1, 3)
+    return migrate_histogram(value.histo).astype(np.float64)
 
 
 def migrate_bytes(data: bytes) -> np.ndarray:
@@ -98,17 +100,15 @@ def migrate_histogram(histo: histogram_pb2.HistogramProto) -> np.ndarray:
 
 
 def decode(array: np.ndarray) -> np.ndarray:
-    """Check a ``[k, 3]`` bucket tensor and return it as float64."""
+    """Check a ``[k, 3]`` bucket tensor and return it as float64 (a float64 one as it is: the
+    reader hands over arrays of its own, :func:`migrate`'s or the record's tensor)."""
     if array.ndim != 2 or array.shape[1] != 3 or array.dtype.kind not in "fiu":
         raise ValueError(f"a histogram must be a [k, 3] number tensor, got {array.dtype} {array.shape}")
-    return array.astype(np.float64)
+    return array.astype(np.float64, copy=False)
 
 
 def rows(stored: np.ndarray) -> list[dict[str, Any]]:
     """One frame row: ``edges`` (k+1 edges: each left, then the last right) and ``counts`` (k)."""
-    k = len(stored)
-    edges = np.empty(k + 1 if k else 0, dtype=stored.dtype if k else np.float64)
-    if k:
-        edges[:k] = stored[:, 0]
-        edges[k] = stored[-1, 1]
-    return [{"edges": edges, "counts": stored[:, 2].copy()}]
+    if not len(stored):
+        return [{"edges": np.empty(0, dtype=np.float64), "counts": stored[:, 2].copy()}]
+    return [{"edges": np.concatenate((stored[:, 0], stored[-1:, 1])), "counts": stored[:, 2].copy()}]
