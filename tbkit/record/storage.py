@@ -12,7 +12,7 @@ import posixpath
 import threading
 from typing import IO, Any
 
-from tbkit.errors import StorageError
+from tbkit.errors import MissingDependencyError, StorageError
 
 
 def is_local(path: str) -> bool:
@@ -27,8 +27,26 @@ def _local(path: str) -> str:
 def _fs(path: str) -> tuple[Any, str]:
     import fsspec
 
-    fs, stripped = fsspec.core.url_to_fs(path)
+    try:
+        fs, stripped = fsspec.core.url_to_fs(path)
+    except ImportError as exc:  # fsspec knows the protocol; its package is not installed
+        missing = _missing_backend(path.split("://", 1)[0].lower())
+        if missing is None:
+            raise
+        raise missing from exc
     return fs, stripped
+
+
+def _missing_backend(protocol: str) -> MissingDependencyError | None:
+    """The install hint for the object stores tbkit has an extra for."""
+    feature = f"{protocol}:// paths"
+    if protocol in ("s3", "s3a"):
+        return MissingDependencyError("s3fs", extra="s3", feature=feature)
+    if protocol in ("gs", "gcs"):
+        return MissingDependencyError("gcsfs", extra="gcs", feature=feature)
+    if protocol in ("az", "abfs", "abfss", "adl"):
+        return MissingDependencyError("adlfs", extra="azure", feature=feature)
+    return None
 
 
 def _fresh_fs(path: str) -> tuple[Any, str]:

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import fsspec
 import pytest
 
-from tbkit.errors import StorageError, TbkitError
+from tbkit.errors import MissingDependencyError, StorageError, TbkitError
 from tbkit.record import storage
 
 
@@ -169,3 +169,35 @@ def test_read_into_fills_a_reused_buffer_from_an_offset(base: str) -> None:
     assert storage.read_into(path, 90, memoryview(buffer)) == 10  # fewer at the end of the file
     assert bytes(buffer[:10]) == bytes(range(90, 100))
     assert storage.read_into(path, 100, memoryview(buffer)) == 0
+
+
+def test_list_tree_gives_every_file_below_with_its_size(base: str) -> None:
+    for relative, data in {"a.bin": b"12", "d/b.bin": b"345", "d/e/c.bin": b"", ".h/x": b"1"}.items():
+        storage.makedirs(storage.join(base, *relative.split("/")[:-1]))
+        storage.write_bytes(storage.join(base, *relative.split("/")), data)
+    assert storage.list_tree(base) == {".h/x": 1, "a.bin": 2, "d/b.bin": 3, "d/e/c.bin": 0}
+    with pytest.raises(NotADirectoryError):
+        storage.list_tree(storage.join(base, "a.bin"))
+
+
+def test_read_into_reads_from_an_offset_up_to_the_buffer_or_the_end(base: str) -> None:
+    path = storage.join(base, "r.bin")
+    storage.write_bytes(path, b"0123456789")
+    buffer = bytearray(4)
+    assert storage.read_into(path, 3, memoryview(buffer)) == 4 and buffer == b"3456"
+    assert storage.read_into(path, 8, memoryview(buffer)) == 2 and buffer[:2] == b"89"
+    assert storage.read_into(path, 10, memoryview(buffer)) == 0
+
+
+@pytest.mark.parametrize(
+    ("url", "extra"),
+    [("gs://bucket/logs", "gcs"), ("abfs://container/logs", "azure"), ("az://c/logs", "azure")],
+)
+def test_an_object_store_without_its_package_names_the_extra(url: str, extra: str) -> None:
+    import importlib.util
+
+    package = {"gcs": "gcsfs", "azure": "adlfs"}[extra]
+    if importlib.util.find_spec(package) is not None:
+        pytest.skip(f"{package} is installed")
+    with pytest.raises(MissingDependencyError, match=rf'pip install "tbkit\[{extra}\]"'):
+        storage.exists(url)

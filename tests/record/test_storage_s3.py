@@ -75,3 +75,20 @@ def test_a_reload_sees_new_runs_and_grown_files(s3: S3Server, tmp_path: Path) ->
     _upload(tmp_path, f"{BUCKET}/logs")
     frame = logdir.reload().scalars()
     assert frame.groupby("run", observed=True).size().to_dict() == {"a": 25, "b": 1}
+
+
+def test_list_tree_and_ranged_reads_on_s3(s3: S3Server) -> None:  # noqa: F811
+    base = f"{BUCKET}/tree"
+    for relative, data in {"a.bin": b"0123456789", "d/e/b.bin": b"xyz"}.items():
+        storage.write_bytes(f"{base}/{relative}", data)
+    s3.clear()
+    assert storage.list_tree(base) == {"a.bin": 10, "d/e/b.bin": 3}
+    assert s3.counts() == {"LIST": 1}  # one recursive listing, whatever the depth
+    buffer = bytearray(4)
+    s3.clear()
+    assert storage.read_into(f"{base}/a.bin", 6, memoryview(buffer)) == 4 and buffer == b"6789"
+    assert [r.range for r in s3.requests] == ["bytes=6-9"]  # one ranged GET, no HEAD
+    assert storage.read_into(f"{base}/a.bin", 10, memoryview(buffer)) == 0  # at the end: nothing, no error
+    with pytest.raises(NotADirectoryError):
+        storage.list_tree(f"{base}/a.bin")
+    assert storage.list_tree(f"{BUCKET}/no/such/prefix") == {}
