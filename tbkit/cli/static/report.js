@@ -54,6 +54,68 @@ function chartOptions() {
 
 function redraw(resetView = false) {
   for (const card of cards) card.chart.setSeries(seriesOf(card), chartOptions(), resetView);
+  drawWhenIdle();
+}
+
+function setOptions() {
+  for (const card of cards) card.chart.setOptions(chartOptions());
+  drawWhenIdle();
+}
+
+// Charts draw when scrolled into view (LineChart's IntersectionObserver). A report is also
+// printed and captured whole, so the charts off screen are drawn too: in idle time after
+// every change, and at once when printing starts (beforeprint, or print media matching:
+// Chromium's print to PDF and an emulated print medium), at the print layout's size.
+
+/** Draw every chart that has a frame pending (or was never drawn), on screen or not. */
+function drawAll() {
+  for (const card of cards) drawChart(card.chart);
+  markDrawn();
+}
+
+function drawChart(chart) {
+  if (!chart.hasData || (!chart.pending && chart.root.dataset.ready === "1")) return;
+  chart.draw();
+  if (chart.root.clientWidth) chart.pending = false; // a hidden chart (no size) stays pending
+}
+
+/** `data-charts-drawn` on <body>: how many charts are drawn and up to date, of `data-charts`. */
+function markDrawn() {
+  const drawn = cards.filter((c) => !c.chart.pending && c.chart.root.dataset.ready === "1").length;
+  document.body.dataset.charts = String(cards.length);
+  document.body.dataset.chartsDrawn = String(drawn);
+}
+
+let idleHandle = 0;
+const whenIdle = window.requestIdleCallback
+  ? (f) => window.requestIdleCallback(f, { timeout: 1000 })
+  : (f) => setTimeout(() => f({ timeRemaining: () => 10, didTimeout: false }), 30);
+
+/** Draw the pending charts a few at a time while the page is idle. */
+function drawWhenIdle() {
+  if (idleHandle) return;
+  idleHandle = whenIdle((deadline) => {
+    idleHandle = 0;
+    for (const card of cards) {
+      if (!card.chart.pending) continue;
+      if (deadline.timeRemaining() < 2 && !deadline.didTimeout) {
+        markDrawn();
+        drawWhenIdle();
+        return;
+      }
+      drawChart(card.chart);
+    }
+    markDrawn();
+  });
+}
+
+function watchPrinting() {
+  window.addEventListener("beforeprint", drawAll);
+  window.addEventListener("afterprint", drawWhenIdle); // back to the screen's sizes
+  const print = window.matchMedia ? window.matchMedia("print") : null;
+  if (print) print.addEventListener("change", () => (print.matches ? drawAll() : drawWhenIdle()));
+  // Every resize (the print layout's included) leaves the charts off screen pending.
+  new ResizeObserver(() => drawWhenIdle()).observe(document.body);
 }
 
 function legend() {
@@ -105,13 +167,13 @@ function controls() {
     el("option", { value: "wall", text: "Wall" }));
   xAxis.addEventListener("change", () => {
     state.xAxis = xAxis.value;
-    for (const card of cards) card.chart.setOptions(chartOptions());
+    setOptions();
   });
   const check = (key, label) => {
     const box = el("input", { type: "checkbox", class: key });
     box.addEventListener("change", () => {
       state[key] = box.checked;
-      for (const card of cards) card.chart.setOptions(chartOptions());
+      setOptions();
     });
     return el("label", { class: "inline" }, box, label);
   };
@@ -146,6 +208,7 @@ function main() {
     const card = { tag: entry.tag, series: entry.series, chart: new LineChart(body) };
     cards.push(card);
   }
+  watchPrinting();
   redraw(true);
 }
 
