@@ -274,15 +274,15 @@ def _groups_shot(page: Any, url: str, out: Path) -> list[Path]:
 # ------------------------------------------------------------------------------ beside TensorBoard
 
 
-def write_ten_runs(logdir: Path) -> Path:
-    """``run1`` ... ``run10``: a loss and an accuracy each (the run-colour comparison)."""
+def write_ten_runs(logdir: Path, prefix: str = "run", first: int = 1) -> Path:
+    """``run1`` ... ``run10`` (or ``seed0`` ... ``seed9``): a loss and an accuracy each (the run colours)."""
     import numpy as np
 
     import tbkit
 
     rng = np.random.default_rng(0)
     for i in range(1, 11):
-        with tbkit.SummaryWriter(str(logdir / f"run{i}")) as w:
+        with tbkit.SummaryWriter(str(logdir / f"{prefix}{i - 1 + first}")) as w:
             rate = 0.01 + 0.004 * i
             for step in range(0, 500, 5):
                 clean = 0.1 + 2.2 * math.exp(-rate * step)
@@ -378,11 +378,24 @@ def compare(out: Path) -> list[Path]:
         finally:
             nb.stop()
 
+    seeds = write_ten_runs(work / "seeds", "seed", 0)
+    with _step(out, "seeds"), tbkit_server(seeds) as url, browser_page() as page:
+        page.goto(f"{url}/#timeseries")
+        _settle(page, ".scalar-card .chart[data-ready='1']", count=2)
+        written.append(_shot(page, out / "tbkit-timeseries-seeds.png"))
+
     with tensorboard_server(logdir) as tb:
         if tb is None:
             print("TensorBoard is not installed: no TensorBoard screenshots", flush=True)
         else:
             written += _tensorboard_shots(tb, out)
+    with tensorboard_server(seeds) as tb, _step(out, "TensorBoard seeds"):
+        if tb is not None:
+            with browser_page() as page:
+                page.goto(f"{tb}/#timeseries")
+                page.wait_for_selector("scalar-card", timeout=WAIT_MS)
+                page.wait_for_timeout(4000)
+                written.append(_shot(page, out / "tensorboard-timeseries-seeds.png"))
     return written
 
 
