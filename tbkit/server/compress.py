@@ -37,10 +37,11 @@ __all__ = [
 
 # Smaller answers gain less than the compression header costs them.
 MIN_SIZE = 1024
-# Levels: static files are compressed once (6: within 1% of gzip's best, twice as fast);
-# answers per request, where speed counts more (5).
+# Levels: static files are compressed once (6: within 1% of gzip's best, twice as fast as 9);
+# answers per request, where speed counts more: on a chart answer of 20 runs x 1,000 points
+# (1 MB of JSON), 3 takes 11 ms for 286 KB, 6 takes 37 ms for 283 KB.
 STATIC_LEVEL = 6
-DYNAMIC_LEVEL = 5
+DYNAMIC_LEVEL = 3
 _COMPRESSIBLE = ("text/", "application/json", "application/javascript", "image/svg+xml")
 
 

@@ -58,7 +58,7 @@ def test_plotly_is_compressed_once(app_client: Any, monkeypatch: pytest.MonkeyPa
     calls: list[int] = []
     real = compress_module.compress
 
-    def counting(data: bytes, encoding: str, level: int = 5) -> bytes:
+    def counting(data: bytes, encoding: str, level: int = 3) -> bytes:
         calls.append(len(data))
         return real(data, encoding, level)
 
