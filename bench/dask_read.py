@@ -14,7 +14,9 @@ median is printed):
   partitions are ``read_dask``'s default (runs grouped by bytes: 4 partitions here) unless
   ``--runs-per-partition`` says otherwise.
 
-Both frames are checked equal (row count and the sum of values) before the ratio is printed.
+The two are timed alternately (one process, then Dask, ``--repeat`` times), so that both meet
+the machine's load alike. Both frames are checked equal (row count and the sum of values)
+before the ratio is printed, with each side's times.
 
 Usage::
 
@@ -72,9 +74,6 @@ def main() -> None:
 
     import tbkit
 
-    singles = [one_process(logdir) for _ in range(args.repeat)]
-    single = statistics.median(s["seconds"] for s in singles)
-
     cluster = distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
     )
@@ -82,8 +81,9 @@ def main() -> None:
     try:
         client.run(_warm, str(logdir))  # each worker has read a run (imports, first calls) before the clock
         tbkit.read_dask(str(logdir), runs=["run_00"]).compute()  # and the caller has imported dask.dataframe
-        times, frame = [], None
-        for _ in range(args.repeat):
+        singles, times, frame = [], [], None
+        for _ in range(args.repeat):  # alternately, so that both meet the machine's load alike
+            singles.append(one_process(logdir))
             t0 = time.perf_counter()
             dask_frame = tbkit.read_dask(str(logdir), runs_per_partition=args.runs_per_partition)
             frame = dask_frame.compute()
@@ -92,6 +92,7 @@ def main() -> None:
     finally:
         client.close()
         cluster.close()
+    single = statistics.median(s["seconds"] for s in singles)
     assert frame is not None
     if len(frame) != singles[0]["rows"] or abs(float(frame["value"].sum()) - singles[0]["sum"]) > 1e-6 * len(
         frame
@@ -104,6 +105,8 @@ def main() -> None:
     print(f"one process, tbkit.read().scalars():              {single:6.2f} s")
     print(f"Dask, 2 workers x 1 thread, {partitions} partitions:        {distributed_s:6.2f} s")
     print(f"one process / Dask: {single / distributed_s:.2f}x")
+    print("times, one process:", " ".join(f"{s['seconds']:.2f}" for s in singles))
+    print("times, Dask:       ", " ".join(f"{t:.2f}" for t in times))
 
 
 if __name__ == "__main__":
