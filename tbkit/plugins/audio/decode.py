@@ -88,6 +88,33 @@ def wav_info(data: bytes) -> tuple[int, int, int]:
     return rate, channels, frames
 
 
+def wav_duration(head: bytes) -> float | None:
+    """A PCM WAV clip's length in seconds from its header (the data chunk's declared size).
+
+    ``head`` may be only the clip's first bytes (through the ``data`` chunk's header). None
+    when it is not a WAV, or the size is unknown (a streamed WAV declares 0 or 0xFFFFFFFF).
+
+    Example:
+        >>> import struct
+        >>> fmt = struct.pack("<4sIHHIIHH", b"fmt ", 16, 1, 1, 8000, 16000, 2, 16)
+        >>> wav_duration(b"RIFF\\0\\0\\0\\0WAVE" + fmt + struct.pack("<4sI", b"data", 16000))
+        1.0
+    """
+    if head[:4] != b"RIFF" or head[8:12] != b"WAVE":
+        return None
+    pos, rate, block = 12, 0, 0
+    while pos + 8 <= len(head):
+        chunk, size = struct.unpack_from("<4sI", head, pos)
+        if chunk == b"fmt " and size >= 16 and pos + 24 <= len(head):
+            _, _, rate, _, block = struct.unpack_from("<HHIIH", head, pos + 8)
+        elif chunk == b"data":
+            if rate <= 0 or block <= 0 or size in (0, 0xFFFFFFFF):
+                return None
+            return (size // block) / rate
+        pos += 8 + size + (size & 1)
+    return None
+
+
 def rows(stored: np.ndarray) -> list[dict[str, Any]]:
     """One frame row per clip: index, sample_rate, num_channels, length_frames, label, data."""
     return blob_rows(blobs(stored), labels(stored))

@@ -11,7 +11,7 @@ from flask import Blueprint, Response
 
 from tbkit.plugins import web
 from tbkit.plugins._markdown import markdown_to_safe_html
-from tbkit.plugins.audio.decode import wav_info
+from tbkit.plugins.audio.decode import wav_duration, wav_info
 from tbkit.plugins.audio.metadata import PLUGIN_NAME
 from tbkit.plugins.images.serve import audio_content_type
 
@@ -60,6 +60,7 @@ def audio() -> Response:
                 "label": markdown_to_safe_html(datum.labels[sample] if datum.labels else ""),
                 "content_type": audio_content_type(head) or "audio/wav",
                 "sample_rate": rate if rate > 0 else None,
+                "duration": wav_duration(head),  # seconds, from the WAV header; null when unknown
                 "blob_key": key,
             }
         )

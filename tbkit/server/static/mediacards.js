@@ -139,6 +139,7 @@ export function imageStepper(run, entries, color, imgClass = "ts-image") {
     img.width = e.width;
     img.height = e.height;
     label.textContent = `step ${e.step}`;
+    label.title = label.textContent; // the whole label when the card is too narrow for it
   };
   slider.value = String(Math.max(0, entries.length - 1));
   slider.addEventListener("input", () => show(Number(slider.value)));

@@ -2,6 +2,13 @@
 import { el, clear, formatValue, formatDuration } from "./util.js";
 
 let tip = null;
+// What the pointer was over when the tooltip was last shown, and where it was then: the
+// tooltip hides when the layout changes under it (scroll, resize, the page or tab hidden,
+// the anchor removed, hidden or moved by a re-render).
+let anchor = null;
+let anchorRect = null;
+let watching = false;
+let mutations = null;
 
 function node() {
   if (!tip) {
@@ -61,6 +68,53 @@ export function showTooltip(clientX, clientY, rows, smoothing, nameHeader = "Run
   if (y + h > window.innerHeight - 4) y = Math.max(4, clientY - h - 16);
   t.style.left = x + "px";
   t.style.top = y + "px";
+  watch(clientX, clientY);
+}
+
+/** Remember the element under the pointer and start hiding on layout changes. */
+function watch(clientX, clientY) {
+  const under = document.elementFromPoint(clientX, clientY);
+  anchor = under && under !== tip && !(tip && tip.contains(under)) ? under : null;
+  anchorRect = anchor ? rectOf(anchor) : null;
+  if (watching) return;
+  watching = true;
+  window.addEventListener("scroll", hideTooltip, { capture: true, passive: true });
+  window.addEventListener("resize", hideTooltip);
+  window.addEventListener("hashchange", hideTooltip);
+  window.addEventListener("blur", hideTooltip);
+  document.addEventListener("visibilitychange", hideTooltip);
+  mutations = mutations || new MutationObserver(onMutations);
+  mutations.observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ["class", "hidden", "style"] });
+}
+
+function unwatch() {
+  if (!watching) return;
+  watching = false;
+  window.removeEventListener("scroll", hideTooltip, { capture: true });
+  window.removeEventListener("resize", hideTooltip);
+  window.removeEventListener("hashchange", hideTooltip);
+  window.removeEventListener("blur", hideTooltip);
+  document.removeEventListener("visibilitychange", hideTooltip);
+  if (mutations) mutations.disconnect();
+  anchor = null;
+  anchorRect = null;
+}
+
+function rectOf(node) {
+  const r = node.getBoundingClientRect();
+  return [r.left, r.top, r.width, r.height];
+}
+
+/** A DOM change outside the tooltip: hide when the anchor is gone, hidden or has moved. */
+function onMutations(records) {
+  if (!records.some((m) => !tip || !tip.contains(m.target))) return;
+  if (!anchor) return;
+  if (!anchor.isConnected || !anchor.getClientRects().length) {
+    hideTooltip();
+    return;
+  }
+  const now = rectOf(anchor);
+  if (now.some((v, i) => Math.abs(v - anchorRect[i]) > 0.5)) hideTooltip();
 }
 
 /** A row's unformatted numbers as data-* attributes (data-lower/upper/count only with a band). */
@@ -76,6 +130,7 @@ function rowData(r) {
 
 export function hideTooltip() {
   if (tip) tip.style.display = "none";
+  unwatch();
 }
 
 /** Only #rgb/#rrggbb colours reach a style attribute. */

@@ -22,6 +22,7 @@ def test_audio_and_clips(client: Any) -> None:
     assert [a["step"] for a in answer] == [0, 1, 2, 3, 4]
     for entry in answer:
         assert entry["sample_rate"] == 8000 and entry["content_type"] == "audio/wav"
+        assert entry["duration"] == pytest.approx(800 / 8000)  # from the header, shown before playing
         assert entry["label"] == ""
         clip = client.get("/data/plugin/audio/individualAudio", query_string={"blob_key": entry["blob_key"]})
         assert clip.status_code == 200 and clip.mimetype == "audio/wav"
@@ -72,3 +73,21 @@ def test_labels_written_with_the_clips_are_served_sanitized(tmp_path) -> None:
 def test_a_provider_without_labels_serves_empty_ones(client: Any) -> None:
     answer = client.get("/data/plugin/audio/audio?run=train&tag=sound").json
     assert {entry["label"] for entry in answer} == {""}
+
+
+def test_duration_of_long_stereo_and_non_wav_clips() -> None:
+    import numpy as np
+
+    from tbkit.plugins.audio.summary import encode_wav
+
+    stereo = encode_wav(np.zeros((44100 * 3, 2)), 44100)  # 3 s: far more than the 4 KB the route reads
+    provider = InMemoryProvider(
+        {
+            "r": {
+                "a": {"plugin": "audio", "points": [(0, 1.0, [stereo]), (1, 2.0, [b"OggS" + bytes(60)])]},
+            }
+        }
+    )
+    answer = create_app(provider).test_client().get("/data/plugin/audio/audio?run=r&tag=a").json
+    assert answer[0]["duration"] == pytest.approx(3.0)
+    assert answer[1]["duration"] is None

@@ -42,6 +42,7 @@ export function mount(root, ctx) {
     const show = () => {
       const step = steps[Number(stepInput.value)];
       stepLabel.textContent = step === undefined ? "" : `step ${step} (${Number(stepInput.value) + 1}/${steps.length})`;
+      stepLabel.title = stepLabel.textContent;
       const figs = [];
       bySample.forEach((entries, i) => {
         const e = entries.find((x) => x.step === step);
