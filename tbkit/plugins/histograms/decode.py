@@ -54,8 +54,8 @@ def migrate(value: summary_pb2.Summary.Value) -> np.ndarray:
     core = native.core()
     if core is not None:
         raw = core.migrate_histogram(value.histo.SerializeToString(), True)
-        if raw is not None:
-            return np.frombuffer(raw, dtype=np.float64).reshape(-1, 3)
+        if raw is not None:  # one array over the core's bytes (a reshaped view would be a second object)
+            return np.ndarray((len(raw) // 24, 3), dtype=np.float64, buffer=raw)
     return migrate_histogram(value.histo).astype(np.float64)
 
 
