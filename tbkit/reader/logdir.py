@@ -137,9 +137,9 @@ def read_dask(
         tags: Only tags whose name fully matches this regex, or is in this list.
         purge_orphaned_data: As :func:`read`.
         runs_per_partition: Runs read by each task. By default runs are grouped by the
-            size of their event files: about 16 MB a partition (a bigger run alone), more
-            when that would make over 64 partitions, so that a task's fixed cost is spread
-            over many small runs (2,000 runs of 27 kB: 4 partitions).
+            size of their event files, in equal shares of about 16 MB (at most 64 shares; a
+            run is never split), so that a task's fixed cost is spread over many small runs
+            (2,000 runs of 27 kB: 4 partitions of 500).
 
     Returns:
         A ``dask.dataframe.DataFrame`` with the columns and dtypes of the pandas frame; its
