@@ -68,6 +68,9 @@ DASHBOARDS: dict[str, tuple[str, str]] = {
 }
 
 
+# Pictures besides one per dashboard.
+EXTRAS = ("maximised", "scalars-groups", "report")
+
 # ------------------------------------------------------------------------------ servers
 
 
@@ -211,7 +214,7 @@ def docs_screenshots(logdir: Path, out: Path, only: set[str] | None) -> list[Pat
     with tbkit_server(logdir) as url:
         for dark in (False, True):
             names = [n for n in DASHBOARDS if n.endswith("-dark") == dark and (not only or n in only)]
-            extras = [] if dark else [n for n in ("maximised", "scalars-groups") if not only or n in only]
+            extras = [] if dark else [n for n in EXTRAS if not only or n in only]
             if not names and not extras:
                 continue
             with browser_page(dark=dark) as page:
@@ -228,7 +231,25 @@ def docs_screenshots(logdir: Path, out: Path, only: set[str] | None) -> list[Pat
                     written += _maximised_shot(page, url, out)
                 if "scalars-groups" in extras:
                     written += _groups_shot(page, url, out)
+                if "report" in extras:
+                    written += _report_shot(page, logdir, out)
     return written
+
+
+def _report_shot(page: Any, logdir: Path, out: Path) -> list[Path]:
+    """The top of ``tbkit report``'s page over ``logdir``."""
+    with _step(out, "report"), tempfile.TemporaryDirectory() as work:
+        report = Path(work) / "report.html"
+        command = [sys.executable, "-m", "tbkit.cli", "report", "--logdir", str(logdir), "-o", str(report)]
+        subprocess.run([*command, "--no-progress"], check=True, capture_output=True)
+        page.goto(report.as_uri())
+        page.wait_for_function(
+            "() => { const d = document.body.dataset; return d.charts && d.charts === d.chartsDrawn; }",
+            timeout=WAIT_MS,
+        )
+        page.wait_for_timeout(500)
+        return [_shot(page, out / "report.png")]
+    return []
 
 
 def _maximised_shot(page: Any, url: str, out: Path) -> list[Path]:
@@ -515,8 +536,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--only",
-        help="comma-separated picture names (default: all): "
-        + ",".join([*DASHBOARDS, "maximised", "scalars-groups"]),
+        help="comma-separated picture names (default: all): " + ",".join([*DASHBOARDS, *EXTRAS]),
     )
     parser.add_argument(
         "--compare", metavar="OUTDIR", help="tbkit's reworked views beside TensorBoard's, into OUTDIR"
