@@ -1,13 +1,15 @@
 /*
  * tbkit.record._native: the compiled core of the reader's hot path.
  *
- * Four functions, each a drop-in for a pure-Python one (tbkit/record/native.py selects):
+ * Its functions are each a drop-in for a pure-Python one (tbkit/record/native.py selects):
  *
  *   crc32c(data, crc=0)         CRC-32C (Castagnoli) of a buffer, like google_crc32c.value.
  *   scan(buf, start, resyncing) TFRecord framing and both checksums, as scan.scan_records.
  *   extract(buf, starts, lengths, handled, index, tag_ids, kinds, steps, walls, values)
  *                               the single-scalar events of fastscalar.extract, written into
  *                               the preallocated arrays; returns (count, tags).
+ *   encode_scalars(items, tails) the writer's batch of simple_value scalars as framed records,
+ *                               as writer._scalars.ScalarBatchEncoder.encode.
  *   migrate_histogram(data[, wide])  a serialized legacy HistogramProto as the [k, 3] float32
  *                               rows of histograms.decode.migrate_histogram (wide: the same
  *                               values as float64), or None for a layout left to protobuf.
@@ -1357,6 +1359,147 @@ done:
     return result;
 }
 
+/* -- the writer's scalar batches ------------------------------------------------------- */
+
+static inline void store64(unsigned char *p, uint64_t v) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    memcpy(p, &v, 8);
+}
+
+static inline void store32(unsigned char *p, uint32_t v) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap32(v);
+#endif
+    memcpy(p, &v, 4);
+}
+
+static inline int varint_size(uint64_t v) {
+    int n = 1;
+    while (v >= 0x80) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
+typedef struct {
+    const unsigned char *tail;
+    Py_ssize_t tail_len;
+    uint64_t step;
+    double wall;
+    float value;
+} scalar_item;
+
+PyDoc_STRVAR(encode_scalars_doc,
+             "encode_scalars(items, tails) -> bytes | None | NotImplemented\n\n"
+             "The framed records of a list of (tag, value, step, wall_time) scalars, byte for byte\n"
+             "those of writer._scalars.ScalarBatchEncoder: Event{wall_time, step, summary} with both\n"
+             "head fields present, the summary being tails[tag] (summary_tail) ending in the value\n"
+             "as a float32. None when a tag is not in tails (the caller adds it and asks again);\n"
+             "NotImplemented when an item is not of that form (the caller encodes with NumPy).");
+
+static PyObject *py_encode_scalars(PyObject *self, PyObject *args) {
+    PyObject *items, *tails;
+    if (!PyArg_ParseTuple(args, "O!O!:encode_scalars", &PyList_Type, &items, &PyDict_Type, &tails)) {
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(items);
+    scalar_item *work = (scalar_item *)malloc(sizeof(scalar_item) * (size_t)(n ? n : 1));
+    PyObject **held = (PyObject **)malloc(sizeof(PyObject *) * (size_t)(n ? n : 1));
+    if (!work || !held) {
+        free(work);
+        free(held);
+        return PyErr_NoMemory();
+    }
+    Py_ssize_t kept = 0, total = 0;
+    PyObject *result = NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = PyList_GET_ITEM(items, i);
+        if (!PyTuple_CheckExact(item) || PyTuple_GET_SIZE(item) != 4) {
+            goto not_implemented;
+        }
+        PyObject *tag = PyTuple_GET_ITEM(item, 0), *value = PyTuple_GET_ITEM(item, 1);
+        PyObject *step = PyTuple_GET_ITEM(item, 2), *wall = PyTuple_GET_ITEM(item, 3);
+        if (!PyUnicode_CheckExact(tag) || !PyFloat_CheckExact(value) || !PyLong_CheckExact(step) ||
+            !PyFloat_CheckExact(wall)) {
+            goto not_implemented;
+        }
+        PyObject *tail = PyDict_GetItemWithError(tails, tag); /* borrowed */
+        if (!tail) {
+            if (PyErr_Occurred()) {
+                goto done;
+            }
+            Py_INCREF(Py_None);
+            result = Py_None;
+            goto done;
+        }
+        if (!PyBytes_CheckExact(tail) || PyBytes_GET_SIZE(tail) < 4) {
+            goto not_implemented;
+        }
+        long long s = PyLong_AsLongLong(step);
+        if (s == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            goto not_implemented;
+        }
+        Py_INCREF(tail);
+        held[kept++] = tail;
+        scalar_item *w = &work[i];
+        w->tail = (const unsigned char *)PyBytes_AS_STRING(tail);
+        w->tail_len = PyBytes_GET_SIZE(tail);
+        w->step = (uint64_t)s;
+        w->wall = PyFloat_AS_DOUBLE(wall);
+        w->value = (float)PyFloat_AS_DOUBLE(value); /* beyond float32's range: +-inf, as NumPy's cast */
+        total += 12 + 10 + varint_size(w->step) + w->tail_len + 4;
+    }
+    result = PyBytes_FromStringAndSize(NULL, total);
+    if (!result) {
+        goto done;
+    }
+    unsigned char *out = (unsigned char *)PyBytes_AS_STRING(result);
+    Py_BEGIN_ALLOW_THREADS;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const scalar_item *w = &work[i];
+        Py_ssize_t len = 10 + varint_size(w->step) + w->tail_len;
+        store64(out, (uint64_t)len);
+        store32(out + 8, masked(crc32c(0, out, 8)));
+        unsigned char *data = out + 12, *p = data;
+        uint64_t bits;
+        memcpy(&bits, &w->wall, 8);
+        *p++ = 0x09; /* Event.wall_time, fixed64 */
+        store64(p, bits);
+        p += 8;
+        *p++ = 0x10; /* Event.step, varint */
+        uint64_t v = w->step;
+        while (v >= 0x80) {
+            *p++ = (unsigned char)(v | 0x80);
+            v >>= 7;
+        }
+        *p++ = (unsigned char)v;
+        memcpy(p, w->tail, (size_t)(w->tail_len - 4));
+        p += w->tail_len - 4;
+        uint32_t fbits;
+        memcpy(&fbits, &w->value, 4);
+        store32(p, fbits);
+        p += 4;
+        store32(p, masked(crc32c(0, data, len)));
+        out = p + 4;
+    }
+    Py_END_ALLOW_THREADS;
+    goto done;
+not_implemented:
+    Py_INCREF(Py_NotImplemented);
+    result = Py_NotImplemented;
+done:
+    for (Py_ssize_t i = 0; i < kept; i++) {
+        Py_DECREF(held[i]);
+    }
+    free(work);
+    free(held);
+    return result;
+}
+
 /* -- the module ------------------------------------------------------------------------ */
 
 static PyMethodDef methods[] = {
@@ -1366,6 +1509,7 @@ static PyMethodDef methods[] = {
     {"extract", py_extract, METH_VARARGS, extract_doc},
     {"scan_extract", py_scan_extract, METH_VARARGS, scan_extract_doc},
     {"migrate_histogram", py_migrate_histogram, METH_VARARGS, migrate_histogram_doc},
+    {"encode_scalars", py_encode_scalars, METH_VARARGS, encode_scalars_doc},
     {NULL, NULL, 0, NULL},
 };
 

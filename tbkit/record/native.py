@@ -2,9 +2,10 @@
 
 The compiled core, ``tbkit.record._native`` (C, built by ``pip install``; docs/native.md),
 does the framing and checksums of :func:`tbkit.record.scan.scan_records`, the scalar
-decoding of :func:`tbkit.reader.fastscalar.extract` and the legacy histogram migration of
-:func:`tbkit.plugins.histograms.decode.migrate`, with the same results. Each asks
-:func:`core` at each call:
+decoding of :func:`tbkit.reader.fastscalar.extract`, the legacy histogram migration of
+:func:`tbkit.plugins.histograms.decode.migrate` and the writer's scalar batches
+(:class:`tbkit.writer._scalars.ScalarBatchEncoder`, through :func:`writer_core`), with the
+same results. Each asks :func:`core` at each call:
 
 * ``TBKIT_NATIVE`` unset (or empty): the compiled core when it imports, else pure Python;
   falling back says so once per process, by a :class:`NativeFallbackWarning` that names
@@ -28,7 +29,15 @@ from types import ModuleType
 
 from tbkit.errors import NativeUnavailableError
 
-__all__ = ["ENV", "NativeFallbackWarning", "NativeUnavailableError", "core", "selected", "why_absent"]
+__all__ = [
+    "ENV",
+    "NativeFallbackWarning",
+    "NativeUnavailableError",
+    "core",
+    "selected",
+    "why_absent",
+    "writer_core",
+]
 
 ENV = "TBKIT_NATIVE"
 _MODULE = "tbkit.record._native"
@@ -123,6 +132,23 @@ def core() -> ModuleType | None:
             stacklevel=3,
         )
     return None
+
+
+def writer_core() -> ModuleType | None:
+    """The compiled core for the writer's scalar batches, or None for its NumPy encoder.
+
+    As :func:`core` chooses, except that an absent core is never an error or a warning here
+    (the writer works as fast without it; the reader says when it falls back), and a core
+    built before it had ``encode_scalars`` counts as absent.
+
+    Example:
+        >>> writer_core() is None or hasattr(writer_core(), "encode_scalars")
+        True
+    """
+    if _choice() == "0":
+        return None
+    module = _load()
+    return module if module is not None and hasattr(module, "encode_scalars") else None
 
 
 def selected() -> str:

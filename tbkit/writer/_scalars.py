@@ -11,13 +11,18 @@ then fills in the data checksums.
 Tags are kept in slots: a dict maps a tag to its slot, and the per-template tables have
 room for a slot's every step length, growing by doubling, so a new tag costs O(1)
 amortised; a template is built on the first use of its step length.
+
+When the compiled core is there (:func:`tbkit.record.native.writer_core`), a batch is
+encoded by its ``encode_scalars`` instead, byte for byte the same records, its byte work
+done without the GIL (the training loop's thread runs on meanwhile); the NumPy encoder
+remains for items outside its form and for the pure-Python path.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from tbkit.record import framing, wire
+from tbkit.record import framing, native, wire
 from tbkit.record.crc import crc32c, patched_crcs
 
 _MAX_VARINT = wire.MAX_VARINT_SIZE
@@ -42,7 +47,7 @@ def summary_tail(tag: str) -> bytes:
 
     Example:
         >>> summary_tail("a").hex()
-        '2a090a070a01611500000000'
+        '2a0a0a080a01611500000000'
     """
     raw = tag.encode()
     size = len(raw)
@@ -67,6 +72,7 @@ class ScalarBatchEncoder:
     def __init__(self) -> None:
         self._slots: dict[str, int] = {}
         self._tails: list[bytes] = []  # per slot: summary_tail(tag)
+        self._tail_of: dict[str, bytes] = {}  # tag -> summary_tail(tag), for the compiled core
         self.growths = 0
         # Per key = slot * _MAX_VARINT + (varint length - 1): whether its template is built,
         # the framed template record (zero at every varying byte), its size and its data CRC.
@@ -82,7 +88,9 @@ class ScalarBatchEncoder:
 
     def _new_slot(self, tag: str) -> int:
         slot = len(self._tails)
-        self._tails.append(summary_tail(tag))
+        tail = summary_tail(tag)
+        self._tails.append(tail)
+        self._tail_of[tag] = tail
         if (slot + 1) * _MAX_VARINT > len(self._sizes):
             self._grow(max(_FIRST_CAPACITY, 2 * slot) * _MAX_VARINT)
         self._slots[tag] = slot
@@ -114,6 +122,21 @@ class ScalarBatchEncoder:
 
     def encode(self, items: list[tuple[str, float, int, float]]) -> bytes:
         """Framed records of every scalar in ``items``, in order."""
+        core = native.writer_core()
+        if core is not None:
+            found = core.encode_scalars(items, self._tail_of)
+            if found is None:  # a tag new to this encoder: given its slot, then asked again
+                slots, new = self._slots, self._new_slot
+                for item in items:
+                    if item[0] not in slots:
+                        new(item[0])
+                found = core.encode_scalars(items, self._tail_of)
+            if isinstance(found, bytes):
+                return found
+        return self.encode_numpy(items)
+
+    def encode_numpy(self, items: list[tuple[str, float, int, float]]) -> bytes:
+        """:meth:`encode` with NumPy (the pure-Python path, and items the core leaves to it)."""
         n = len(items)
         tags, values, steps, wall_times = zip(*items)  # noqa: B905 - 4-tuples from the queue
         step_u = np.array(steps, dtype=np.int64).view(np.uint64)
