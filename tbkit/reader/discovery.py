@@ -27,8 +27,10 @@ directory, hidden directories never entered.
 from __future__ import annotations
 
 import os
+from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from tbkit.errors import DataError, InvalidArgumentError, PathNotFoundError, StorageError
 from tbkit.plugins import registry
@@ -81,17 +83,31 @@ class Discovered:
         runs: ``{run name: [event file paths, in name order]}``, sorted by run name.
         sizes: ``{event file path: size in bytes}`` as listed (object stores); empty for local
             logdirs, whose sizes are asked of the file system when a file is read.
+        tree: The whole listing on object stores, ``{path below the logdir: size}`` of every
+            file (event files or not), from which the file-based plugins list their files
+            without asking again; None for local logdirs (and a logdir that is a file).
     """
 
     runs: dict[str, list[str]]
     sizes: dict[str, int] = field(default_factory=dict)
+    tree: dict[str, int] | None = field(default=None, repr=False, compare=False)
+
+    @cached_property
+    def _keys(self) -> list[str]:
+        return sorted(self.tree or ())
 
     def of_run(self, run: str) -> Discovered:
         """This discovery as the run's own directory's discovery would be: run ``.``."""
         paths = self.runs.get(run)
         if paths is None:
             return Discovered({})
-        return Discovered({".": list(paths)}, {p: self.sizes[p] for p in paths if p in self.sizes})
+        listing = tree = self.tree
+        if listing is not None and run != ".":  # the keys below the run's directory, by bisection
+            keys = self._keys
+            prefix = run + "/"
+            chosen = keys[bisect_left(keys, prefix) : bisect_left(keys, run + "0")]  # "0" follows "/"
+            tree = {key[len(prefix) :]: listing[key] for key in chosen}
+        return Discovered({".": list(paths)}, {p: self.sizes[p] for p in paths if p in self.sizes}, tree)
 
 
 def discover(logdir: str) -> Discovered:
@@ -151,7 +167,7 @@ def _from_listing(logdir: str) -> Discovered:
             sizes[path] = tree[f if name == "." else f"{name}/{f}"]
     for name in traced:
         runs.setdefault(name, [])
-    return Discovered(dict(sorted(runs.items())), sizes)
+    return Discovered(dict(sorted(runs.items())), sizes, tree)
 
 
 def _walk(logdir: str) -> dict[str, list[str]]:
@@ -162,12 +178,13 @@ def _walk(logdir: str) -> dict[str, list[str]]:
     while stack:
         path, name, depth = stack.pop()
         try:
-            entries = storage.listdir(path)
-        except (StorageError, FileNotFoundError):
+            entries = _entries(path)
+        except OSError:
             if depth == 0 and storage.is_file(path):
                 return {".": [path]}
             continue
-        files = [storage.join(path, e) for e, is_dir in entries if not is_dir and is_event_file(e)]
+        prefix = os.path.join(path, "")  # as storage.join(path, e) gives, one concatenation an entry
+        files = [prefix + e for e, is_dir in entries if not is_dir and is_event_file(e)]
         if files:
             runs[name] = files
         else:
@@ -180,8 +197,16 @@ def _walk(logdir: str) -> dict[str, list[str]]:
         for entry, is_dir in reversed(entries):
             if is_dir and not entry.startswith("."):
                 child = entry if name == "." else f"{name}/{entry}"
-                stack.append((storage.join(path, entry), child, depth + 1))
+                stack.append((prefix + entry, child, depth + 1))
     return dict(sorted(runs.items()))
+
+
+def _entries(path: str) -> list[tuple[str, bool]]:
+    """``(name, is_dir)`` of each entry of the local directory ``path``, sorted by name (what
+    :func:`tbkit.record.storage.listdir` gives, without its per-call dispatch: a walk of 2,000
+    run directories lists each)."""
+    with os.scandir(path[len("file://") :] if path.startswith("file://") else path) as it:
+        return sorted([(e.name, e.is_dir()) for e in it])
 
 
 def checked_logdir(logdir: object) -> str:

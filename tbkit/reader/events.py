@@ -308,6 +308,79 @@ class RunData:
 
     # -- the fast path: a block of scalars ------------------------------------------------
 
+    def apply_scalar_groups(
+        self,
+        tags: list[str],
+        kinds: np.ndarray,
+        steps: np.ndarray,
+        walls: np.ndarray,
+        values: np.ndarray,
+        bounds: list[int],
+        state: FileState,
+        at: np.ndarray | None = None,
+    ) -> None:
+        """Apply the scalars of several tags at once, as :meth:`apply_scalars` would tag by tag.
+
+        Tag ``tags[k]`` has rows ``bounds[k]:bounds[k + 1]`` of the columns (each tag's rows in
+        the order read). A tag whose rows are only appended to a scalar series is done here
+        (each series gets its own copy of its rows); one that needs more (a new series of
+        another kind, a refused series, a step going back in a file without ``file_version``)
+        takes :meth:`apply_scalars`.
+        """
+        if not tags:
+            return
+        self.generation += 1
+        if self.start_time is None:
+            self.start_time = float(walls[0])
+        ordered = state.modern or not self.purge_orphaned_data  # else a step going back purges
+        backward: set[int] = set()
+        first_steps: list[int] = []
+        if not ordered:
+            lasts = np.array(bounds[1:], dtype=np.intp) - 1
+            first_steps = steps[bounds[:-1]].tolist()
+            back = steps[1:] < steps[:-1]
+            back[lasts[:-1]] = False  # from one tag's last row to the next tag's first: no step back
+            backward = set(np.searchsorted(lasts, np.flatnonzero(back)).tolist())
+        first_kinds = kinds[bounds[:-1]].tolist()
+        filtered = self.tag_filter is not None
+        found = self.series.get
+        simple: SeriesMeta | None = None
+        plain = False
+        a = 0
+        for k, tag in enumerate(tags):
+            b = bounds[k + 1]
+            if filtered and not self.wants(tag):
+                a = b
+                continue
+            series = found(tag)
+            if series is None and first_kinds[k] == 0 and tag not in self.passed_over:
+                if simple is None:
+                    simple = self._simple_value_meta()
+                    verdict = self._plugin_verdict(simple.plugin_name, simple.plugin_content)
+                    plain = simple.data_class is DataClass.SCALAR and verdict == (False, None)
+                if plain:  # a scalar series its plugin takes as it is: nothing to check or say
+                    series = self.series[tag] = SeriesData(tag, simple, compact=self.compact)
+                elif simple.data_class is DataClass.SCALAR:
+                    series = self._series_for(tag, simple, state.path)
+            if (
+                series is None
+                or series.refused
+                or not series.is_scalar
+                or (not ordered and (k in backward or _goes_back(series, first_steps[k])))
+            ):
+                where = None if at is None else at[a:b]
+                self.apply_scalars(tag, kinds[a:b], steps[a:b], walls[a:b], values[a:b], state, where)
+            else:
+                series.add_block(steps[a:b].copy(), walls[a:b].copy(), values[a:b].copy())
+            a = b
+
+    def _simple_value_meta(self) -> SeriesMeta:
+        """The metadata of a series of ``simple_value`` scalars: the plugin that owns them."""
+        if self._simple_meta is None:
+            legacy = registry.legacy_decoder("simple_value")
+            self._simple_meta = SeriesMeta(legacy.PLUGIN_NAME, DataClass(legacy.DATA_CLASS))
+        return self._simple_meta
+
     def apply_scalars(
         self,
         tag: str,
@@ -330,13 +403,9 @@ class RunData:
             self.start_time = float(walls[0])
         series = self.series.get(tag)
         if series is None:
-            if kinds[0] == 0:  # simple_value: migrated to the plugin that owns it
-                if self._simple_meta is None:
-                    legacy = registry.legacy_decoder("simple_value")
-                    self._simple_meta = SeriesMeta(legacy.PLUGIN_NAME, DataClass(legacy.DATA_CLASS))
-                meta = self._simple_meta
-            else:  # a tensor without metadata: TensorBoard keeps it as a plugin-less tensor
-                meta = SeriesMeta("", DataClass.TENSOR)
+            # simple_value: migrated to the plugin that owns it; a tensor without metadata:
+            # TensorBoard keeps it as a plugin-less tensor
+            meta = self._simple_value_meta() if kinds[0] == 0 else SeriesMeta("", DataClass.TENSOR)
             other = tag in self.passed_over or meta.data_class is not DataClass.SCALAR
             if self.scalars_only and at is not None and other:
                 self.passed_over.add(tag)
@@ -366,3 +435,9 @@ class RunData:
                     self._add_point(series, s, w, v, state)
                 return
         series.add_block(steps, walls, values)
+
+
+def _goes_back(series: SeriesData, step: int) -> bool:
+    """Whether ``step`` comes before the last step of ``series``."""
+    last = series.last_step()
+    return last is not None and step < last

@@ -49,11 +49,35 @@ def _selected(
     index: LogdirIndex, keep: Any, *, scalars_only: bool = False
 ) -> list[tuple[str, str, SeriesData]]:
     return [
-        (run.name, tag, run.series[tag])
+        (run.name, tag, series)
         for run in index.runs(scalars_only=scalars_only)
-        for tag in sorted(run.series)
-        if not run.series[tag].refused and len(run.series[tag]) and keep(run.series[tag])
+        for tag, series in sorted(run.series.items())  # tags differ: series are never compared
+        if not series.refused and len(series) and keep(series)
     ]
+
+
+def _rebase(
+    batch: list[SeriesData],
+    parts: tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]],
+    columns: tuple[np.ndarray, np.ndarray, np.ndarray],
+    start: int,
+    end: int,
+) -> None:
+    """Copy the blocks in ``parts`` (those of the series of ``batch``, in order) into rows
+    ``start:end`` of ``columns``, make each series' points views of its rows (which frees its
+    blocks), and hand the freed memory back; ``batch`` and ``parts`` are emptied."""
+    for part, column in zip(parts, columns, strict=True):
+        if part:
+            np.concatenate(part, out=column[start:end], casting="unsafe")
+        part.clear()
+    steps, walls, values = columns
+    pos = start
+    for series in batch:
+        n = len(series)
+        series.rebase(steps[pos : pos + n], walls[pos : pos + n], values[pos : pos + n])
+        pos += n
+    batch.clear()
+    release_free_memory()
 
 
 def scalars_frame(index: LogdirIndex, *, pivot: bool = False) -> pd.DataFrame:
@@ -70,19 +94,19 @@ def scalars_frame(index: LogdirIndex, *, pivot: bool = False) -> pd.DataFrame:
         steps = np.empty(total, dtype=np.int64)
         walls = np.empty(total, dtype=np.float64)
         values = np.empty(total, dtype=np.float64)
-        pos = trimmed = 0
-        for _, _, series in chosen:
-            start = pos
-            for s, w, v in series.blocks():
-                steps[pos : pos + len(s)] = s
-                walls[pos : pos + len(s)] = w
-                values[pos : pos + len(s)] = v
-                pos += len(s)
-            series.rebase(steps[start:pos], walls[start:pos], values[start:pos])  # frees the blocks
-            if pos - trimmed > 1 << 20:  # hand the freed blocks back as we go: one copy at a time
-                release_free_memory()
-                trimmed = pos
-        release_free_memory()
+        parts: tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]] = ([], [], [])
+        batch: list[SeriesData] = []
+        pos = start = 0
+        for _, _, series in chosen:  # copied a batch of about 1M points at a time, one call a column
+            batch.append(series)
+            for block in series.blocks():
+                for part, column in zip(parts, block, strict=True):
+                    part.append(column)
+                pos += len(block[0])
+            if pos - start > 1 << 20:
+                _rebase(batch, parts, (steps, walls, values), start, pos)
+                start = pos
+        _rebase(batch, parts, (steps, walls, values), start, pos)
     runs = sorted({r for r, _, _ in chosen})
     tags = sorted({t for _, t, _ in chosen})
     run_lookup = {r: i for i, r in enumerate(runs)}

@@ -143,13 +143,16 @@ def _apply_records(
     base: int,
     fast: fastscalar.FastScalars,
 ) -> None:
-    at = starts + (base - HEADER_SIZE) if run.scalars_only else None  # each record's file offset
+    deferring = run.scalars_only  # then each record's file offset may be remembered
     slow = np.flatnonzero(~fast.handled).tolist()
+    if not slow:
+        _apply_fast(run, state, fast, starts, base, 0, len(fast.index), deferring)
+        return
     bounds = [*np.searchsorted(fast.index, slow).tolist(), len(fast.index)]
     lo = 0
     for i, hi in zip([*slow, None], bounds, strict=True):
         if hi > lo:
-            _apply_fast(run, state, fast, lo, hi, at)
+            _apply_fast(run, state, fast, starts, base, lo, hi, deferring)
         lo = hi
         if i is not None:
             a = int(starts[i])
@@ -165,30 +168,36 @@ def _apply_fast(
     run: RunData,
     state: FileState,
     fast: fastscalar.FastScalars,
+    starts: np.ndarray,
+    base: int,
     lo: int,
     hi: int,
-    at: np.ndarray | None,
+    deferring: bool,
 ) -> None:
     """Apply the fast scalars ``lo:hi``, tag by tag (the tag filter already left the others out).
 
-    The scalars are put in tag order once (a stable radix sort of the tag ids) and each tag
-    takes its slice of that order, instead of a comparison and a search per tag.
+    The scalars are put in tag order once (a stable radix sort of the tag ids), the columns
+    gathered in that order once, and each tag takes its slice of them
+    (:meth:`~tbkit.reader.events.RunData.apply_scalar_groups`), instead of a comparison, a
+    search and a gather per tag. ``deferring``: the records' file offsets are given (from
+    ``starts``, the window's record starts, and ``base``, the window's file offset).
     """
     ids = fast.tag_ids[lo:hi]
     columns = (fast.kinds, fast.steps, fast.wall_times, fast.values)
-    if not (ids != ids[0]).any():  # one tag: its columns as they are
-        where = None if at is None else at[fast.index[lo:hi]]
+    counts = np.bincount(ids)
+    if len(counts) == 1 or np.count_nonzero(counts) == 1:  # one tag: its columns as they are
+        where = starts[fast.index[lo:hi]] + (base - HEADER_SIZE) if deferring else None
         run.apply_scalars(fast.tags[int(ids[0])], *(c[lo:hi] for c in columns), state, where)
         return
-    order = np.argsort(_narrow(ids, int(ids.max())), kind="stable")
-    counts = np.bincount(ids)
-    present = np.flatnonzero(counts).tolist()
-    bounds = np.concatenate([[0], np.cumsum(counts[present])]).tolist()
-    take = order + lo
-    for k, tag_id in enumerate(present):
-        sel = take[bounds[k] : bounds[k + 1]]  # a copy per tag: a series owns its points (a view
-        where = None if at is None else at[fast.index[sel]]  # of a shared block would keep it all)
-        run.apply_scalars(fast.tags[tag_id], *(c[sel] for c in columns), state, where)
+    order = np.argsort(_narrow(ids, len(counts) - 1), kind="stable")
+    present = np.flatnonzero(counts)
+    bounds = [0, *np.cumsum(counts[present]).tolist()]
+    take = order + lo if lo else order
+    where = starts[fast.index[take]] + (base - HEADER_SIZE) if deferring else None
+    tags = fast.tags
+    run.apply_scalar_groups(
+        [tags[t] for t in present.tolist()], *(c[take] for c in columns), bounds, state, where
+    )
 
 
 def _narrow(ids: np.ndarray, largest: int) -> np.ndarray:

@@ -21,6 +21,7 @@ __all__ = ["SeriesData", "SeriesMeta"]
 _EMPTY_I = np.zeros(0, dtype=np.int64)
 _EMPTY_F = np.zeros(0, dtype=np.float64)
 
+_SCALAR = DataClass.SCALAR  # an enum member looked up once (a class attribute lookup costs 10x)
 _MAX_COMPACT_BLOCKS = 32  # compact blocks kept before they are merged into one
 
 Columns = tuple[np.ndarray, np.ndarray, np.ndarray]
@@ -42,7 +43,7 @@ def _decode(block: _Block) -> Columns:
     return block.decode() if isinstance(block, CompactBlock) else block
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class SeriesData:
     """The points of one (run, tag) series.
 
@@ -62,11 +63,15 @@ class SeriesData:
     _max_step: int | None = None
     _max_wall: float | None = None
     _last: tuple[int, float, object] | None = None
+    # Blocks appended since the largest step and wall time and the last point were last brought
+    # up to date: measured when first asked (a read to a frame never asks). Measuring a point
+    # twice changes nothing, so a merge replaces them by the merged block.
+    _unmeasured: list[Columns] = field(default_factory=list)
 
     @property
     def is_scalar(self) -> bool:
         """True for SCALAR series (NumPy float64 values)."""
-        return self.meta.data_class is DataClass.SCALAR
+        return self.meta.data_class is _SCALAR
 
     def __len__(self) -> int:
         return self._count
@@ -76,21 +81,39 @@ class SeriesData:
         self._max_wall = max_wall if self._max_wall is None else max(self._max_wall, max_wall)
         self._last = last
 
+    def _measure(self) -> None:
+        """Fold the blocks appended unmeasured into the largest step and wall time and the last point."""
+        blocks, self._unmeasured = self._unmeasured, []
+        for steps, walls, values in blocks:
+            self._note(int(steps.max()), float(walls.max()), (int(steps[-1]), float(walls[-1]), values[-1]))
+
     def add(self, step: int, wall_time: float, value: object) -> None:
         """Append one point."""
+        if self._unmeasured:
+            self._measure()
         self._pending.append((step, wall_time, value))
         self._count += 1
         self._note(step, wall_time, (step, wall_time, value))
 
     def add_block(self, steps: np.ndarray, wall_times: np.ndarray, values: np.ndarray) -> None:
-        """Append points given as aligned arrays (scalar series)."""
+        """Append points given as aligned arrays (scalar series); the arrays become the series' own.
+
+        Their largest step and wall time and last point are found when first asked for.
+        """
         if not len(steps):
             return
-        self._flush()
-        self._append(steps, wall_times, values)
+        if self._pending:
+            self._flush()
         self._count += len(steps)
-        last = (int(steps[-1]), float(wall_times[-1]), values[-1])
-        self._note(int(steps.max()), float(wall_times.max()), last)
+        if self.compact and self.is_scalar:  # encoded now: measured before
+            self._note(
+                int(steps.max()), float(wall_times.max()), (int(steps[-1]), float(wall_times[-1]), values[-1])
+            )
+            self._append(steps, wall_times, values)
+            return
+        block = (steps, wall_times, values)
+        self._blocks.append(block)
+        self._unmeasured.append(block)
 
     def _append(self, steps: np.ndarray, walls: np.ndarray, values: np.ndarray) -> None:
         if self.compact and self.is_scalar:
@@ -123,10 +146,12 @@ class SeriesData:
         if len(self._blocks) == 1:
             return _decode(self._blocks[0])
         parts = [_decode(b) for b in self._blocks]
-        merged = tuple(np.concatenate([p[i] for p in parts]) for i in range(3))
+        merged: Columns = tuple(np.concatenate([p[i] for p in parts]) for i in range(3))  # type: ignore[assignment]
         self._blocks = []
         self._append(*merged)  # one block from now on
-        return merged  # type: ignore[return-value]
+        if self._unmeasured:  # the merged block holds them (and the old blocks can go)
+            self._unmeasured = [merged]
+        return merged
 
     def blocks(self) -> list[Columns]:
         """The points as the blocks they were appended in (decoded, not concatenated)."""
@@ -137,6 +162,7 @@ class SeriesData:
         """Make these arrays the series' only block (e.g. views into a frame's columns)."""
         self._pending = []
         self._blocks = []
+        self._unmeasured = []
         self._count = len(steps)
         self._max_step = self._max_wall = self._last = None
         if len(steps):
@@ -149,21 +175,30 @@ class SeriesData:
         into a frame's columns; unlike :meth:`replace`, nothing about the points is recomputed."""
         if len(steps) != self._count:
             raise ValueError(f"rebase: {len(steps)} points given for a series of {len(self)}")
-        self._pending = []
+        if self._pending:
+            self._pending = []
         self._blocks = []
         if len(steps):
             self._append(steps, wall_times, values)
+        if self._unmeasured:  # the same points: measured from the new arrays (the old ones can go)
+            self._unmeasured = [(steps, wall_times, values)] if len(steps) else []
 
     def last_step(self) -> int | None:
         """The step of the last point written, or None for an empty series."""
+        if self._unmeasured:
+            self._measure()
         return None if self._last is None else self._last[0]
 
     def last(self) -> tuple[int, float, object] | None:
         """The last point written (step, wall time, stored value), or None for an empty series."""
+        if self._unmeasured:
+            self._measure()
         return self._last
 
     def extent(self) -> tuple[int, float] | None:
         """The largest step and wall time of the series, or None when empty."""
+        if self._unmeasured:
+            self._measure()
         if self._max_step is None or self._max_wall is None:
             return None
         return self._max_step, self._max_wall
