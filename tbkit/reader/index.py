@@ -110,6 +110,8 @@ class LogdirIndex:
         self._reload_lock = threading.Lock()
         self._files: dict[str, list[str]] = {}
         self._sizes: dict[str, int] = {}  # event file sizes as listed (object stores)
+        self._tree: dict[str, int] | None = None  # the last discovery's whole listing (object stores)
+        self._unread: Discovered | None = None  # the discovery made before anything was read
         self._runs: dict[str, RunData] = {}
         self._loaded = False
         self._signature: tuple[object, ...] = ()
@@ -133,6 +135,8 @@ class LogdirIndex:
         with self._lock:
             self._files = found_runs
             self._sizes = listing.sizes
+            self._tree = listing.tree
+            self._unread = None if self._loaded else listing  # the first reload reads what this found
             for name in found_runs:
                 if name not in self._runs:
                     options = {"compact": self._compact, "scalars_only": self._scalars_only}
@@ -167,7 +171,7 @@ class LogdirIndex:
                 for item in work:
                     load_run(item)
             with self._lock:
-                self._loaded = True
+                self._loaded, self._unread = True, None
                 return self.generation
 
     def ensure_loaded(self, *, scalars_only: bool = False) -> None:
@@ -179,12 +183,14 @@ class LogdirIndex:
         just the records passed over (:func:`~tbkit.reader.loader.load_passed_over`).
         """
         if not self._loaded:
+            found = None
             with self._reload_lock:
                 if not self._loaded:
                     self._scalars_only = scalars_only
                     for run in self._runs.values():  # discovered, nothing read yet
                         run.scalars_only = scalars_only and not run.files
-            self.reload()
+                    found = self._unread  # discovered at open: the first read does not list again
+            self.reload(found=found)
         elif self._scalars_only and not scalars_only:
             with self._reload_lock:
                 if not self._scalars_only:  # another thread did it meanwhile
@@ -211,6 +217,12 @@ class LogdirIndex:
             self._signature = signature
             self._generation += 1
         return self._generation
+
+    def listed_tree(self) -> dict[str, int] | None:
+        """The last discovery's listing of every file below the logdir with its size
+        (:attr:`Discovered.tree`: object stores), or None (local logdirs, nothing listed)."""
+        with self._lock:
+            return self._tree
 
     def files(self) -> dict[str, list[str]]:
         """The event files per run, as last discovered."""
