@@ -7,10 +7,17 @@ real tree or its run directory's; one resolving elsewhere (a symlink, an absolut
 path) is neither listed nor read, unless the index's policy (:func:`set_file_policy`, which
 ``MultiLogdirProvider(allow_outside_files=True)`` sets for ``tbkit serve
 --allow_outside_files``) allows files outside.
+
+On object stores the listing is made from the index's last discovery (its whole recursive
+listing, :meth:`~tbkit.reader.index.LogdirIndex.listed_tree`): the decoders are handed it
+(``plugin_files(..., tree=)``), each file's size is the listed one, and a plugin's listing
+is kept until the next discovery, so listing costs no LIST or HEAD request after a reload
+(the projector reads each config once per discovery). Local logdirs are asked each time.
 """
 
 from __future__ import annotations
 
+import posixpath
 import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -37,6 +44,10 @@ class FilePolicy:
 
 
 _policies: weakref.WeakKeyDictionary[LogdirIndex, FilePolicy] = weakref.WeakKeyDictionary()
+# Per index and plugin, the listing made from a discovery's tree (the tree, the policy, the files)
+_listings: weakref.WeakKeyDictionary[
+    LogdirIndex, dict[str, tuple[dict[str, int], FilePolicy, dict[str, list[PluginFile]]]]
+] = weakref.WeakKeyDictionary()
 
 
 def set_file_policy(index: LogdirIndex, *, root: str | None = None, allow_outside: bool = False) -> None:
@@ -65,18 +76,40 @@ def list_plugin_files(
     )
     if lister is None:
         return {}
+    file_runs = index.file_runs()  # discovers first when nothing was
+    tree = index.listed_tree()
+    if tree is None:
+        return _listed(index, lister(index.logdir, file_runs, index.run_dir, index.wants_run), runs, None)
+    policy = _policies.get(index, FilePolicy())
+    kept = _listings.setdefault(index, {}).get(plugin_name)
+    if kept is None or kept[0] is not tree or kept[1] != policy:
+        found = lister(index.logdir, file_runs, index.run_dir, index.wants_run, tree=tree)
+        kept = (tree, policy, _listed(index, found, None, tree))
+        _listings[index][plugin_name] = kept
+    return {run: list(files) for run, files in kept[2].items() if runs is None or run in runs}
+
+
+def _listed(
+    index: LogdirIndex, found: list[tuple[str, str]], runs: set[str] | None, tree: dict[str, int] | None
+) -> dict[str, list[PluginFile]]:
+    """The files a lister found, allowed by the policy, with their sizes (from ``tree`` if given)."""
     out: dict[str, list[PluginFile]] = {}
-    found = lister(index.logdir, index.file_runs(), index.run_dir, index.wants_run)
     for run, relative in found:
         if runs is not None and run not in runs:
             continue
         path = storage.join(index.run_dir(run), *relative.split("/"))
         if not _allowed(index, run, path):
             continue
-        try:
-            size = storage.size(path)
-        except StorageError:
-            continue
+        if tree is not None:
+            listed = tree.get(posixpath.normpath(relative if run == "." else f"{run}/{relative}"))
+            if listed is None:
+                continue  # not in the listing: not there
+            size = listed
+        else:
+            try:
+                size = storage.size(path)
+            except StorageError:
+                continue
         out.setdefault(run, []).append(PluginFile(run, relative, size))
     return out
 
@@ -102,8 +135,10 @@ def read_listed(
         return NotFoundError(f"no {plugin_name} file {path!r} in run {run!r}")
     if not _allowed(index, run, full):  # changed since it was listed
         return NotFoundError(f"{plugin_name} file {path!r} of run {run!r} is not read: {OUTSIDE_HINT}")
+    tree = index.listed_tree()
+    size = None if tree is None else tree.get(posixpath.normpath(path if run == "." else f"{run}/{path}"))
     try:
-        return storage.read_bytes(full)
+        return storage.read_bytes(full) if size is None else storage.read_sized(full, size)
     except StorageError as exc:
         error = NotFoundError(f"{plugin_name} file {path!r} of run {run!r} cannot be read: {exc}")
         error.__cause__ = exc

@@ -21,7 +21,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -93,27 +93,44 @@ def run_of(directory: str, files: list[str]) -> str | None:
 
 
 def plugin_files(
-    logdir: str, runs: list[str], run_dir: Callable[[str], str], wants_run: Callable[[str], bool]
+    logdir: str,
+    runs: list[str],
+    run_dir: Callable[[str], str],
+    wants_run: Callable[[str], bool],
+    *,
+    tree: Mapping[str, int] | None = None,
 ) -> list[tuple[str, str]]:
     """``(run, path below the run directory)`` of every trace file under ``logdir`` of a wanted run.
 
     The file-based plugins' one listing (see :mod:`tbkit.plugins.registry`): traces are
-    found by walking the logdir (:func:`find_traces`), kept when ``wants_run(run)``.
+    found by walking the logdir (:func:`find_traces`), or in ``tree`` (the logdir's whole
+    listing, ``{path below logdir: size}``, on object stores: no request), kept when
+    ``wants_run(run)``.
 
     Example:
         >>> plugin_files("memory://none", ["."], lambda run: "memory://none", lambda run: True)
         []
     """
-    return [(t["run"], t["relative"]) for t in find_traces(logdir) if wants_run(t["run"])]
+    return [(t["run"], t["relative"]) for t in find_traces(logdir, tree=tree) if wants_run(t["run"])]
 
 
-def find_traces(logdir: str) -> list[dict[str, str]]:
+def find_traces(logdir: str, *, tree: Mapping[str, int] | None = None) -> list[dict[str, str]]:
     """Every trace file under ``logdir``: ``{"run", "session", "worker", "path", "relative"}``.
 
     ``relative`` is the path below the run directory (``/`` separated). Hidden directories
-    are skipped; the result is sorted by run, session, worker.
+    are skipped; the result is sorted by run, session, worker. With ``tree`` (every file
+    below ``logdir``, as :func:`tbkit.record.storage.list_tree` lists it) nothing is asked of
+    the storage: the same files are found in the listing.
     """
-    found = []
+    found: list[dict[str, str]] = []
+    if tree is not None:
+        for key in tree:
+            parts = key.split("/")
+            directories = parts[:-1]
+            if len(directories) > _MAX_DEPTH or any(not d or d.startswith(".") for d in directories):
+                continue  # as the walk: no hidden directory entered, none deeper than it goes
+            _trace(found, directories, parts[-1], storage.join(logdir, *parts))
+        return sorted(found, key=lambda t: (t["run"], t["session"], t["worker"], t["relative"]))
     stack: list[tuple[str, list[str]]] = [(logdir, [])]
     while stack:
         path, parts = stack.pop()
@@ -121,24 +138,26 @@ def find_traces(logdir: str) -> list[dict[str, str]]:
             entries = storage.listdir(path)
         except (StorageError, FileNotFoundError):
             continue
-        in_session = len(parts) >= 3 and tuple(parts[-3:-1]) == PROFILE_DIR
         for name, is_dir in entries:
             if is_dir:
                 if not name.startswith(".") and len(parts) < _MAX_DEPTH:
                     stack.append((storage.join(path, name), [*parts, name]))
                 continue
-            full = storage.join(path, name)
-            torch = _TORCH_TRACE.match(name)
-            plugin = _PLUGIN_TRACE.match(name)
-            if in_session and plugin:
-                run_parts = parts[:-3]
-                relative = "/".join([*parts[-3:], name])
-                found.append({"run": _run_name(run_parts), "session": parts[-1], "relative": relative,
-                              "worker": plugin.group("worker"), "path": full})  # fmt: skip
-            elif torch:
-                found.append({"run": _run_name(parts), "session": torch.group("session"),
-                              "worker": torch.group("worker"), "path": full, "relative": name})  # fmt: skip
+            _trace(found, parts, name, storage.join(path, name))
     return sorted(found, key=lambda t: (t["run"], t["session"], t["worker"], t["relative"]))
+
+
+def _trace(found: list[dict[str, str]], parts: list[str], name: str, full: str) -> None:
+    """Add the file ``name`` of the directory ``parts`` (below the logdir) to ``found`` if it is a trace."""
+    torch = _TORCH_TRACE.match(name)
+    plugin = _PLUGIN_TRACE.match(name)
+    if plugin and len(parts) >= 3 and tuple(parts[-3:-1]) == PROFILE_DIR:
+        relative = "/".join([*parts[-3:], name])
+        found.append({"run": _run_name(parts[:-3]), "session": parts[-1], "relative": relative,
+                      "worker": plugin.group("worker"), "path": full})  # fmt: skip
+    elif torch:
+        found.append({"run": _run_name(parts), "session": torch.group("session"),
+                      "worker": torch.group("worker"), "path": full, "relative": name})  # fmt: skip
 
 
 def trace_name(relative: str) -> tuple[str, str] | None:

@@ -15,8 +15,9 @@ Example:
 from __future__ import annotations
 
 import io
+import posixpath
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -78,16 +79,27 @@ def _resolve(run_dir: str, path: str) -> str:
     return storage.join(run_dir, *path.replace("\\", "/").split("/"))
 
 
-def read_config(run_dir: str) -> tuple[projector_pb2.ProjectorConfig | None, Problems]:
+def read_config(
+    run_dir: str, *, listed: Callable[[str], int | None] | None = None
+) -> tuple[projector_pb2.ProjectorConfig | None, Problems]:
     """The run's ``ProjectorConfig``: None (and no problem) without a config file.
 
-    A config that cannot be read or parsed gives None and a problem naming it.
+    A config that cannot be read or parsed gives None and a problem naming it. ``listed``
+    gives the size of a path below the run directory as a listing shows it (None: not
+    there), so that nothing but the config's bytes is asked; by default the storage is asked.
     """
     path = storage.join(run_dir, CONFIG_FILENAME)
     try:
-        if not storage.exists(path):
-            return None, []
-        config = parse_config(storage.read_bytes(path))
+        if listed is None:
+            if not storage.exists(path):
+                return None, []
+            data = storage.read_bytes(path)
+        else:
+            size = listed(CONFIG_FILENAME)
+            if size is None:
+                return None, []
+            data = storage.read_sized(path, size)
+        config = parse_config(data)
     except StorageError as exc:
         return None, [(path, str(exc))]
     except ValueError as exc:
@@ -119,34 +131,62 @@ def _referenced(info: projector_pb2.EmbeddingInfo) -> list[str]:
 
 
 def plugin_files(
-    logdir: str, runs: list[str], run_dir: Callable[[str], str], wants_run: Callable[[str], bool]
+    logdir: str,
+    runs: list[str],
+    run_dir: Callable[[str], str],
+    wants_run: Callable[[str], bool],
+    *,
+    tree: Mapping[str, int] | None = None,
 ) -> list[tuple[str, str]]:
     """``(run, path below the run directory)`` of every file the projector reads in ``runs``.
 
     The file-based plugins' one listing (see :mod:`tbkit.plugins.registry`): ``runs`` are
     where file-based plugins look (every run and the logdir itself), ``run_dir(run)`` their
-    directories; the projector reads each run's config and the files it names.
+    directories; the projector reads each run's config and the files it names. With
+    ``tree`` (the logdir's whole listing, ``{path below logdir: size}``: object stores)
+    whether a file exists is looked up there, not asked: only a config is read.
 
     Example:
         >>> plugin_files("memory://none", ["."], lambda run: "memory://none", lambda run: True)
         []
     """
-    return [(run, relative) for run in runs for relative in list_files(run_dir(run))[0]]
+    if tree is None:
+        return [(run, relative) for run in runs for relative in list_files(run_dir(run))[0]]
+    out = []
+    for run in runs:
+        listed = _listed_in(tree, "" if run == "." else run + "/")
+        out.extend((run, relative) for relative in list_files(run_dir(run), listed=listed)[0])
+    return out
 
 
-def list_files(run_dir: str) -> tuple[list[str], Problems]:
+def _listed_in(tree: Mapping[str, int], prefix: str) -> Callable[[str], int | None]:
+    """The listed size of a path below the run directory (whose keys start with ``prefix``)."""
+    return lambda relative: tree.get(posixpath.normpath(prefix + relative))
+
+
+def list_files(
+    run_dir: str, *, listed: Callable[[str], int | None] | None = None
+) -> tuple[list[str], Problems]:
     """The config and the files it names that exist inside the run directory (``/`` separated).
 
     A config that exists but cannot be read or parsed is listed alone (with its problem).
+    ``listed``: as :func:`read_config`'s (whether a file exists is then looked up, not asked).
     """
-    config, problems = read_config(run_dir)
+    config, problems = read_config(run_dir, listed=listed)
     if config is None:  # a config that is there but does not read is listed (its readers say why)
         return ([CONFIG_FILENAME] if problems else []), problems
     out = [CONFIG_FILENAME]
     for info in config.embeddings:
         for relative in _referenced(info):
             relative = relative.replace("\\", "/")
-            if inside(relative) and relative not in out and storage.exists(_resolve(run_dir, relative)):
+            if not inside(relative) or relative in out:
+                continue
+            there = (
+                storage.exists(_resolve(run_dir, relative))
+                if listed is None
+                else listed(relative) is not None
+            )
+            if there:
                 out.append(relative)
     return out, problems
 
