@@ -13,7 +13,10 @@ Printed:
    local disk (the median of ``--repeat`` tries; the ratio S3/local), and the server's floor: the
    same prefix listed by boto3's paginator alone (moto answers a 1,000-key page in a few hundred
    milliseconds, in Python: that, not the client, sets an S3 discovery's time here);
-2. an idle reload, and a reload after one run's object grew (replaced by a longer one, as a
+2. an idle reload; "browser open": a reload of what ``tbkit serve`` reads through followed by
+   the calls a page makes on each data change besides its charts (``/data/plugins_listing``
+   and the profile and projector listings, answered from the reload's listing); a reload
+   after one run's object grew (replaced by a longer one, as a
    writer that re-uploads does) and after one run got a new rolled object (as tbkit's writer
    to object storage does): requests each;
 3. standby serving: ``tbkit serve --logdir s3://bench/logs --reload_interval R`` as a
@@ -54,6 +57,8 @@ CREDENTIALS = {
     "AWS_SECRET_ACCESS_KEY": "testing",
     "AWS_DEFAULT_REGION": "us-east-1",
 }
+# What a page asks on each data change besides the charts: its tabs, and the file-based dashboards' listings
+BROWSER_CALLS = ("/data/plugins_listing", "/data/plugin/profile/traces", "/data/plugin/projector/embeddings")
 TB_NOTF = (
     "import sys; sys.modules['tensorflow'] = None; sys.argv[0] = 'tensorboard';"
     " from tensorboard.main import run_main; run_main()"
@@ -226,6 +231,8 @@ def main() -> None:
     import tbkit
     from tbkit.reader.discovery import discover
     from tbkit.reader.index import LogdirIndex
+    from tbkit.reader.multi import MultiLogdirProvider
+    from tbkit.server.app import create_app
 
     try:
         with tempfile.TemporaryDirectory(prefix="tbkit-bench-s3-") as tmp:
@@ -254,6 +261,15 @@ def main() -> None:
             mark = server.mark()
             index.reload()
             row("idle reload", server.counts(mark))
+
+            serving = MultiLogdirProvider([("", URL)])  # what tbkit serve reads through
+            serving.reload()
+            page = create_app(serving).test_client()
+            mark = server.mark()
+            serving.reload()
+            for call in BROWSER_CALLS:
+                page.get(call)
+            row("browser open (reload + listings)", server.counts(mark))
 
             name = next((local / "run005").glob("*tfevents*"))
             more = local / "more"
