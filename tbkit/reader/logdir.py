@@ -8,13 +8,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
-from tbkit.errors import InvalidArgumentError
+from tbkit.errors import InvalidArgumentError, TbkitError
 from tbkit.plugins import registry
 from tbkit.plugins.scalars.metadata import PLUGIN_NAME as SCALARS
 from tbkit.reader import frames
-from tbkit.reader.discovery import Discovered, checked_logdir
+from tbkit.reader.discovery import Discovered, checked_logdir, discover
 from tbkit.reader.index import LogdirIndex, LogdirProvider, NameSpec
 from tbkit.reader.plugin_files import set_file_policy
+from tbkit.record import storage
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -159,6 +160,19 @@ def read_dask(
     return dask_frame(logdirs, kind, reader=Logdir, runs_per_partition=runs_per_partition, **options)
 
 
+def _listed_at_open(logdir: object) -> Discovered | None:
+    """An object-store logdir's discovery, when it found runs: the logdir is then known to
+    exist without :func:`checked_logdir`'s HEAD and LIST requests. None otherwise (a local
+    path, nothing found, a file, a failure: :func:`checked_logdir` says what is wrong)."""
+    if not isinstance(logdir, str) or not logdir or storage.is_local(logdir):
+        return None
+    try:
+        found = discover(logdir)
+    except (TbkitError, OSError, ValueError):
+        return None
+    return found if found.runs and found.runs != {".": [logdir]} else None
+
+
 def _blob(row: Any) -> bytes:
     """The ``data`` bytes of a frame row (or the bytes themselves)."""
     return bytes(row if isinstance(row, bytes | bytearray) else row["data"])
@@ -182,10 +196,10 @@ class Logdir:
         purge_orphaned_data: bool = True,
         allow_outside_files: bool = False,
     ) -> None:
-        index = LogdirIndex(
-            checked_logdir(logdir), runs=runs, tags=tags, purge_orphaned_data=purge_orphaned_data
-        )
-        self._start(index, runs, tags, purge_orphaned_data, allow_outside_files)
+        found = _listed_at_open(logdir)
+        path = str(logdir) if found is not None else checked_logdir(logdir)
+        index = LogdirIndex(path, runs=runs, tags=tags, purge_orphaned_data=purge_orphaned_data)
+        self._start(index, runs, tags, purge_orphaned_data, allow_outside_files, found)
 
     @classmethod
     def _listed(
@@ -203,12 +217,18 @@ class Logdir:
         return self
 
     def _start(
-        self, index: LogdirIndex, runs: NameSpec, tags: NameSpec, purge_orphaned_data: bool, outside: bool
+        self,
+        index: LogdirIndex,
+        runs: NameSpec,
+        tags: NameSpec,
+        purge_orphaned_data: bool,
+        outside: bool,
+        found: Discovered | None = None,
     ) -> None:
         self._index = index
         if outside:
             set_file_policy(self._index, allow_outside=True)
-        self._index.discover()
+        self._index.discover(found)  # kept for the first frame, which lists nothing again
         self._options: dict[str, Any] = {"runs": runs, "tags": tags}  # as given, for to_dask
         self._options["purge_orphaned_data"] = purge_orphaned_data
         self._provider = LogdirProvider(self._index)
