@@ -43,6 +43,7 @@ _DATA_CLASSES = {
     summary_pb2.DATA_CLASS_BLOB_SEQUENCE: DataClass.BLOB_SEQUENCE,
 }
 _GRAPH_TAG = "__run_graph__"
+_SIMPLE_METAS: dict[tuple[str, str], SeriesMeta] = {}  # simple_value's series metadata, by owner
 
 
 @dataclass(frozen=True)
@@ -378,7 +379,11 @@ class RunData:
         """The metadata of a series of ``simple_value`` scalars: the plugin that owns them."""
         if self._simple_meta is None:
             legacy = registry.legacy_decoder("simple_value")
-            self._simple_meta = SeriesMeta(legacy.PLUGIN_NAME, DataClass(legacy.DATA_CLASS))
+            key = (legacy.PLUGIN_NAME, legacy.DATA_CLASS)
+            meta = _SIMPLE_METAS.get(key)
+            if meta is None:  # one per owner: 2,000 runs share it
+                meta = _SIMPLE_METAS[key] = SeriesMeta(key[0], DataClass(key[1]))
+            self._simple_meta = meta
         return self._simple_meta
 
     def apply_scalars(

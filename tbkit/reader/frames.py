@@ -88,21 +88,23 @@ def scalars_frame(index: LogdirIndex, *, pivot: bool = False) -> pd.DataFrame:
     """
     pd = _pd()
     with index._lock:
-        chosen = _selected(index, lambda s: s.is_scalar, scalars_only=True)
+        chosen = _selected(index, SeriesData.is_scalar.fget, scalars_only=True)  # type: ignore[attr-defined]
         sizes = np.array([len(s) for _, _, s in chosen], dtype=np.int64)
         total = int(sizes.sum())
         steps = np.empty(total, dtype=np.int64)
         walls = np.empty(total, dtype=np.float64)
         values = np.empty(total, dtype=np.float64)
         parts: tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]] = ([], [], [])
+        add_steps, add_walls, add_values = (part.append for part in parts)
         batch: list[SeriesData] = []
         pos = start = 0
         for _, _, series in chosen:  # copied a batch of about 1M points at a time, one call a column
             batch.append(series)
-            for block in series.blocks():
-                for part, column in zip(parts, block, strict=True):
-                    part.append(column)
-                pos += len(block[0])
+            for s, w, v in series.blocks():
+                add_steps(s)
+                add_walls(w)
+                add_values(v)
+            pos += len(series)
             if pos - start > 1 << 20:
                 _rebase(batch, parts, (steps, walls, values), start, pos)
                 start = pos
