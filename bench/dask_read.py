@@ -16,7 +16,8 @@ median is printed):
 
 The two are timed alternately (one process, then Dask, ``--repeat`` times), so that both meet
 the machine's load alike. Both frames are checked equal (row count and the sum of values)
-before the ratio is printed, with each side's times.
+before the ratio is printed, with each side's times and the machine's load average (1 minute)
+before and after: with other work on the cores, neither side's figure means much.
 
 Usage::
 
@@ -70,6 +71,7 @@ def main() -> None:
     from read import ensure_logdir  # bench/read.py's cached logdirs
 
     logdir = ensure_logdir(Path(args.cache), "R")
+    load_before = os.getloadavg()[0]
     import distributed
 
     import tbkit
@@ -107,6 +109,8 @@ def main() -> None:
     print(f"one process / Dask: {single / distributed_s:.2f}x")
     print("times, one process:", " ".join(f"{s['seconds']:.2f}" for s in singles))
     print("times, Dask:       ", " ".join(f"{t:.2f}" for t in times))
+    load_after = os.getloadavg()[0]
+    print(f"load average (1 min): {load_before:.2f} before, {load_after:.2f} after, {os.cpu_count()} CPUs")
 
 
 if __name__ == "__main__":
