@@ -63,10 +63,11 @@ class SeriesData:
     _max_step: int | None = None
     _max_wall: float | None = None
     _last: tuple[int, float, object] | None = None
-    # Blocks appended since the largest step and wall time and the last point were last brought
-    # up to date: measured when first asked (a read to a frame never asks). Measuring a point
-    # twice changes nothing, so a merge replaces them by the merged block.
-    _unmeasured: list[Columns] = field(default_factory=list)
+    # How many of the last blocks were appended since the largest step and wall time and the
+    # last point were brought up to date: measured when first asked (a read to a frame never
+    # asks). They are always the last blocks; measuring a point twice changes nothing, so a
+    # merge leaves one (the merged block) to measure.
+    _unmeasured: int = 0
 
     @property
     def is_scalar(self) -> bool:
@@ -83,8 +84,8 @@ class SeriesData:
 
     def _measure(self) -> None:
         """Fold the blocks appended unmeasured into the largest step and wall time and the last point."""
-        blocks, self._unmeasured = self._unmeasured, []
-        for steps, walls, values in blocks:
+        count, self._unmeasured = self._unmeasured, 0
+        for steps, walls, values in self._blocks[len(self._blocks) - count :]:  # type: ignore[misc]  # not compact
             self._note(int(steps.max()), float(walls.max()), (int(steps[-1]), float(walls[-1]), values[-1]))
 
     def add(self, step: int, wall_time: float, value: object) -> None:
@@ -111,9 +112,8 @@ class SeriesData:
             )
             self._append(steps, wall_times, values)
             return
-        block = (steps, wall_times, values)
-        self._blocks.append(block)
-        self._unmeasured.append(block)
+        self._blocks.append((steps, wall_times, values))
+        self._unmeasured += 1
 
     def _append(self, steps: np.ndarray, walls: np.ndarray, values: np.ndarray) -> None:
         if self.compact and self.is_scalar:
@@ -149,8 +149,8 @@ class SeriesData:
         merged: Columns = tuple(np.concatenate([p[i] for p in parts]) for i in range(3))  # type: ignore[assignment]
         self._blocks = []
         self._append(*merged)  # one block from now on
-        if self._unmeasured:  # the merged block holds them (and the old blocks can go)
-            self._unmeasured = [merged]
+        if self._unmeasured:  # the merged block holds them
+            self._unmeasured = 1
         return merged
 
     def blocks(self) -> list[Columns]:
@@ -162,7 +162,7 @@ class SeriesData:
         """Make these arrays the series' only block (e.g. views into a frame's columns)."""
         self._pending = []
         self._blocks = []
-        self._unmeasured = []
+        self._unmeasured = 0
         self._count = len(steps)
         self._max_step = self._max_wall = self._last = None
         if len(steps):
@@ -180,8 +180,8 @@ class SeriesData:
         self._blocks = []
         if len(steps):
             self._append(steps, wall_times, values)
-        if self._unmeasured:  # the same points: measured from the new arrays (the old ones can go)
-            self._unmeasured = [(steps, wall_times, values)] if len(steps) else []
+        if self._unmeasured:  # the same points: measured from the new arrays
+            self._unmeasured = 1 if len(steps) else 0
 
     def last_step(self) -> int | None:
         """The step of the last point written, or None for an empty series."""

@@ -65,11 +65,16 @@ def test_a_merge_or_rebase_before_measuring_keeps_what_is_reported():
     assert _measured(purged) == (1, (3, 5.0), (3, 5.0, 0.5), 3)
 
 
-def test_a_merged_series_lets_its_old_blocks_go():
+def test_blocks_measured_or_not_can_follow_one_another():
     series = SeriesData("loss", SeriesMeta("scalars", DataClass.SCALAR))
-    first = np.array([1, 2])
-    series.add_block(first, np.array([0.0, 1.0]), np.array([0.0, 1.0]))
-    series.add_block(np.array([3]), np.array([2.0]), np.array([2.0]))
-    series.columns()
-    assert not any(block[0] is first for block in series._unmeasured)
-    assert series.extent() == (3, 2.0)
+    series.add_block(np.array([1, 2]), np.array([0.0, 9.0]), np.array([0.0, 1.0]))
+    assert series.extent() == (2, 9.0)  # measured
+    series.add(0, 1.0, 5.0)
+    series.add_block(np.array([3]), np.array([2.0]), np.array([2.0]))  # after the pending point
+    series.add_block(np.array([-1]), np.array([3.0]), np.array([4.0]))
+    assert _measured(series) == (5, (3, 9.0), (-1, 3.0, 4.0), -1)
+    assert [c.tolist() for c in series.columns()] == [
+        [1, 2, 0, 3, -1],
+        [0.0, 9.0, 1.0, 2.0, 3.0],
+        [0.0, 1.0, 5.0, 2.0, 4.0],
+    ]
