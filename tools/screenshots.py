@@ -21,6 +21,7 @@ import argparse
 import contextlib
 import http.server
 import math
+import re
 import shutil
 import socket
 import subprocess
@@ -456,6 +457,12 @@ def _tensorboard_shots(url: str, out: Path) -> list[Path]:
             written.append(_shot(page, out / "tensorboard-fullsize-card.png"))
         with _step(out, "TensorBoard dark"):
             page.emulate_media(color_scheme="dark")
+            toggle = page.locator("button[aria-label*='dark' i], button[title*='dark' i]")
+            if toggle.count():
+                toggle.first.click(timeout=5000)  # its theme button: it does not follow the system's
+                menu = page.locator("[role=menuitem]", has_text=re.compile("dark", re.I))
+                if menu.count():
+                    menu.first.click(timeout=5000)
             page.wait_for_timeout(1000)
             written.append(_shot(page, out / "tensorboard-timeseries-dark.png"))
         page.goto(f"{url}/#scalars")
