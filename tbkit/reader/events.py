@@ -319,30 +319,37 @@ class RunData:
         bounds: list[int],
         state: FileState,
         at: np.ndarray | None = None,
+        order: np.ndarray | None = None,
     ) -> None:
         """Apply the scalars of several tags at once, as :meth:`apply_scalars` would tag by tag.
 
-        Tag ``tags[k]`` has rows ``bounds[k]:bounds[k + 1]`` of the columns (each tag's rows in
-        the order read). A tag whose rows are only appended to a scalar series is done here
-        (each series gets its own copy of its rows); one that needs more (a new series of
-        another kind, a refused series, a step going back in a file without ``file_version``)
-        takes :meth:`apply_scalars`.
+        Tag ``tags[k]`` has rows ``order[bounds[k]:bounds[k + 1]]`` of the columns (and of
+        ``at``), each tag's rows in the order read; without ``order``, rows
+        ``bounds[k]:bounds[k + 1]``. A tag whose rows are only appended to a scalar series is
+        done here (each series gets its own copy of its rows, taken straight from the columns:
+        they are never gathered whole); one that needs more (a new series of another kind, a
+        refused series, a step going back in a file without ``file_version``) takes
+        :meth:`apply_scalars`.
         """
         if not tags:
             return
+        if order is None:
+            order = np.arange(len(steps))
         self.generation += 1
         if self.start_time is None:
-            self.start_time = float(walls[0])
+            self.start_time = float(walls[order[0]])
+        firsts = order[bounds[:-1]]
         ordered = state.modern or not self.purge_orphaned_data  # else a step going back purges
         backward: set[int] = set()
         first_steps: list[int] = []
         if not ordered:
             lasts = np.array(bounds[1:], dtype=np.intp) - 1
-            first_steps = steps[bounds[:-1]].tolist()
-            back = steps[1:] < steps[:-1]
+            first_steps = steps[firsts].tolist()
+            grouped = steps[order]
+            back = grouped[1:] < grouped[:-1]
             back[lasts[:-1]] = False  # from one tag's last row to the next tag's first: no step back
             backward = set(np.searchsorted(lasts, np.flatnonzero(back)).tolist())
-        first_kinds = kinds[bounds[:-1]].tolist()
+        first_kinds = kinds[firsts].tolist()
         filtered = self.tag_filter is not None
         found = self.series.get
         simple: SeriesMeta | None = None
@@ -363,16 +370,17 @@ class RunData:
                     series = self.series[tag] = SeriesData(tag, simple, compact=self.compact)
                 elif simple.data_class is DataClass.SCALAR:
                     series = self._series_for(tag, simple, state.path)
+            rows = order[a:b]
             if (
                 series is None
                 or series.refused
                 or not series.is_scalar
                 or (not ordered and (k in backward or _goes_back(series, first_steps[k])))
             ):
-                where = None if at is None else at[a:b]
-                self.apply_scalars(tag, kinds[a:b], steps[a:b], walls[a:b], values[a:b], state, where)
+                where = None if at is None else at[rows]
+                self.apply_scalars(tag, kinds[rows], steps[rows], walls[rows], values[rows], state, where)
             else:
-                series.add_block(steps[a:b].copy(), walls[a:b].copy(), values[a:b].copy())
+                series.add_block(steps[rows], walls[rows], values[rows])
             a = b
 
     def _simple_value_meta(self) -> SeriesMeta:

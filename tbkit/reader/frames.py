@@ -64,8 +64,8 @@ def _rebase(
     end: int,
 ) -> None:
     """Copy the blocks in ``parts`` (those of the series of ``batch``, in order) into rows
-    ``start:end`` of ``columns``, make each series' points views of its rows (which frees its
-    blocks), and hand the freed memory back; ``batch`` and ``parts`` are emptied."""
+    ``start:end`` of ``columns`` and make each series' points views of its rows (which frees
+    its blocks); ``batch`` and ``parts`` are emptied."""
     for part, column in zip(parts, columns, strict=True):
         if part:
             np.concatenate(part, out=column[start:end], casting="unsafe")
@@ -77,7 +77,6 @@ def _rebase(
         series.rebase(steps[pos : pos + n], walls[pos : pos + n], values[pos : pos + n])
         pos += n
     batch.clear()
-    release_free_memory()
 
 
 def scalars_frame(index: LogdirIndex, *, pivot: bool = False) -> pd.DataFrame:
@@ -97,18 +96,22 @@ def scalars_frame(index: LogdirIndex, *, pivot: bool = False) -> pd.DataFrame:
         parts: tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]] = ([], [], [])
         add_steps, add_walls, add_values = (part.append for part in parts)
         batch: list[SeriesData] = []
-        pos = start = 0
-        for _, _, series in chosen:  # copied a batch of about 1M points at a time, one call a column
+        pos = start = trimmed = 0
+        for _, _, series in chosen:  # copied by batches of about 64k points, one call a column
             batch.append(series)
             for s, w, v in series.blocks():
                 add_steps(s)
                 add_walls(w)
                 add_values(v)
             pos += len(series)
-            if pos - start > 1 << 20:
+            if pos - start > 1 << 16:  # small batches: blocks are freed soon after they are copied
                 _rebase(batch, parts, (steps, walls, values), start, pos)
                 start = pos
+            if pos - trimmed > 1 << 20:  # hand the freed blocks back as we go: one copy at a time
+                release_free_memory()
+                trimmed = pos
         _rebase(batch, parts, (steps, walls, values), start, pos)
+        release_free_memory()
     runs = sorted({r for r, _, _ in chosen})
     tags = sorted({t for _, t, _ in chosen})
     run_lookup = {r: i for i, r in enumerate(runs)}

@@ -176,11 +176,10 @@ def _apply_fast(
 ) -> None:
     """Apply the fast scalars ``lo:hi``, tag by tag (the tag filter already left the others out).
 
-    The scalars are put in tag order once (a stable radix sort of the tag ids), the columns
-    gathered in that order once, and each tag takes its slice of them
-    (:meth:`~tbkit.reader.events.RunData.apply_scalar_groups`), instead of a comparison, a
-    search and a gather per tag. ``deferring``: the records' file offsets are given (from
-    ``starts``, the window's record starts, and ``base``, the window's file offset).
+    The scalars are put in tag order once (a stable radix sort of the tag ids) and each tag
+    takes its slice of that order (:meth:`~tbkit.reader.events.RunData.apply_scalar_groups`),
+    instead of a comparison and a search per tag. ``deferring``: the records' file offsets
+    are given (from ``starts``, the window's record starts, and ``base``, its file offset).
     """
     ids = fast.tag_ids[lo:hi]
     columns = (fast.kinds, fast.steps, fast.wall_times, fast.values)
@@ -192,12 +191,10 @@ def _apply_fast(
     order = np.argsort(_narrow(ids, len(counts) - 1), kind="stable")
     present = np.flatnonzero(counts)
     bounds = [0, *np.cumsum(counts[present]).tolist()]
-    take = order + lo if lo else order
-    where = starts[fast.index[take]] + (base - HEADER_SIZE) if deferring else None
+    where = starts[fast.index[lo:hi]] + (base - HEADER_SIZE) if deferring else None
     tags = fast.tags
-    run.apply_scalar_groups(
-        [tags[t] for t in present.tolist()], *(c[take] for c in columns), bounds, state, where
-    )
+    window = (c[lo:hi] for c in columns)  # views: each tag's rows are copied out by the order
+    run.apply_scalar_groups([tags[t] for t in present.tolist()], *window, bounds, state, where, order)
 
 
 def _narrow(ids: np.ndarray, largest: int) -> np.ndarray:
