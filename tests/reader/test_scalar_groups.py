@@ -80,3 +80,28 @@ def test_each_series_owns_its_points():
     run.apply_scalar_groups(["a", "b"], np.zeros(6, np.uint8), steps, walls, walls, [0, 3, 6], state)
     for series in run.series.values():
         assert all(c.base is None for c in series.columns())  # not views of the block handed over
+
+
+@settings(max_examples=100, deadline=None)
+@given(batch=rows, modern=st.booleans(), scalars_only=st.booleans())
+def test_groups_by_an_order_apply_as_tag_by_tag(batch, modern, scalars_only):
+    """The loader's form: the columns as read (tags interleaved), each tag's rows by its slice of
+    the stable tag order."""
+    by_tag, at_once, state_a, state_b = _runs(modern, scalars_only)
+    ids = np.array([t for t, _, _ in batch])
+    kinds = np.array([k for _, k, _ in batch], dtype=np.uint8)
+    steps = np.array([s for _, _, s in batch], dtype=np.int64)
+    walls = np.arange(len(batch), dtype=np.float64) + 100.0
+    values = np.linspace(-1.0, 1.0, len(batch))
+    at = np.arange(len(batch), dtype=np.int64) * 40 + 24 if scalars_only else None
+    order = np.argsort(ids, kind="stable")
+    present = sorted(set(ids.tolist()))
+    bounds = [0, *np.cumsum([np.count_nonzero(ids == t) for t in present]).tolist()]
+    tags = [TAGS[t] for t in present]
+    for k, tag in enumerate(tags):
+        rows_k = order[bounds[k] : bounds[k + 1]]
+        cut = None if at is None else at[rows_k]
+        by_tag.apply_scalars(tag, kinds[rows_k], steps[rows_k], walls[rows_k], values[rows_k], state_a, cut)
+    at_once.apply_scalar_groups(tags, kinds, steps, walls, values, bounds, state_b, at, order)
+    assert _state(at_once) == _state(by_tag)
+    assert steps.tolist() == [s for _, _, s in batch]  # the columns handed over are left as they were
