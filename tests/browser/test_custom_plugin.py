@@ -87,7 +87,9 @@ def _drawn(card) -> list[list[int]]:
     return matrix
 
 
-def test_custom_plugin_tab_draws_the_latest_matrix(page, plugin_server) -> None:
+# plugin_server first: fixtures are torn down in reverse, so the page closes before the server
+# stops (a request the page still makes, e.g. its favicon or the reload poll, would be refused).
+def test_custom_plugin_tab_draws_the_latest_matrix(plugin_server, page) -> None:
     page.goto(f"{plugin_server}/")
     tab = page.locator('#tabs a.tab[data-dashboard="confusion"]')
     tab.wait_for(timeout=WAIT_MS)

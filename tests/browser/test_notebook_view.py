@@ -24,7 +24,9 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture
 def notebook_page(tmp_path: Path) -> Iterator[tuple[Path, str]]:
-    """A static server on 127.0.0.1 standing in for the notebook's origin: (its folder, its URL)."""
+    """A static server on 127.0.0.1 standing in for the notebook's origin: (its folder, its URL).
+
+    Tests name it before ``page``, so that the page closes before this server stops."""
     folder = tmp_path / "notebook"
     folder.mkdir()
 
@@ -62,7 +64,7 @@ def _output(logdir: Path) -> tuple[str, nb.NotebookServer]:
     return page, server
 
 
-def test_the_live_ui_replaces_the_inline_view(page, notebook_page, tmp_path, page_problems):
+def test_the_live_ui_replaces_the_inline_view(notebook_page, page, tmp_path, page_problems):
     folder, origin = notebook_page
     html, _ = _output(_logdir(tmp_path / "logs"))
     (folder / "index.html").write_text(html, encoding="utf-8")
@@ -77,7 +79,7 @@ def test_the_live_ui_replaces_the_inline_view(page, notebook_page, tmp_path, pag
         assert nb.stop() == 1
 
 
-def test_the_inline_view_draws_without_a_server(page, notebook_page, tmp_path, page_problems):
+def test_the_inline_view_draws_without_a_server(notebook_page, page, tmp_path, page_problems):
     folder, origin = notebook_page
     html, _ = _output(_logdir(tmp_path / "logs"))
     assert nb.stop() == 1  # the kernel is gone: as in a notebook rendered later
