@@ -6,7 +6,7 @@ import types
 
 import pytest
 
-from tbkit.plugins.registry import GuardedDecoder
+from tbkit.plugins.guarded import GuardedDecoder
 
 
 def _module(**functions: object) -> types.ModuleType:
