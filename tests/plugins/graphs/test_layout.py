@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 
 import numpy as np
@@ -12,7 +11,6 @@ from tbkit.plugins.graphs.layout import (
     _pav,
     assign_layers,
     break_cycles,
-    count_crossings,
     layered_layout,
 )
 from tbkit.plugins.graphs.scopes import ScopedGraph
@@ -79,19 +77,6 @@ def test_sources_sit_just_above_their_first_user_and_isolated_nodes_wrap_below()
 def test_pinned_nodes_get_a_first_and_a_last_layer_of_their_own() -> None:
     layers = assign_layers(4, [(0, 1), (1, 2), (3, 2)], top=[0], bottom=[2])
     assert layers[0] == 0 and layers[2] == max(layers) and set(layers[[1, 3]].tolist()) == {1}
-
-
-def test_count_crossings_matches_brute_force() -> None:
-    rng = np.random.default_rng(1)
-    for _ in range(20):
-        upper = rng.integers(0, 12, 60)
-        lower = rng.integers(0, 12, 60)
-        brute = sum(
-            1
-            for i, j in itertools.combinations(range(60), 2)
-            if (upper[i] - upper[j]) * (lower[i] - lower[j]) < 0
-        )
-        assert count_crossings(upper, lower) == brute
 
 
 def test_barycenter_sweeps_untangle_a_bipartite_graph() -> None:
