@@ -1,4 +1,4 @@
-"""One trace's timeline, operator table and step times, as the Profile dashboard shows them.
+"""One trace's timeline and its events' details, as the Profile dashboard shows them.
 
 :func:`build_timeline` turns Chrome trace events (:func:`tbkit.plugins.profile.decode.load`)
 into columns: one row per drawable event, sorted by track then start time.
@@ -13,8 +13,7 @@ into columns: one row per drawable event, sorted by track then start time.
   (:func:`tbkit.plugins.profile.decode.nest`): an event's self time is its duration minus
   the time of the events directly inside it.
 
-:func:`op_table` groups the timed events (not instants) by name and category;
-:func:`step_times` reads the ``ProfilerStep#N`` events torch's profiler writes.
+:mod:`tbkit.plugins.profile.tables` sums a timeline up (operators, step times).
 
 Example:
     >>> t = build_timeline([{"ph": "X", "name": "a", "ts": 5, "dur": 10, "pid": 1, "tid": 1}])
@@ -25,7 +24,6 @@ Example:
 from __future__ import annotations
 
 import contextlib
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,11 +31,10 @@ import numpy as np
 
 from tbkit.plugins.profile.decode import nest
 
-__all__ = ["Timeline", "Track", "build_timeline", "event_details", "op_table", "step_times"]
+__all__ = ["Timeline", "Track", "build_timeline", "event_details"]
 
 _INSTANT = ("i", "I")
 _DRAWN = frozenset(("X", "B", "E", *_INSTANT))
-_STEP = re.compile(r"^ProfilerStep#(\d+)$")
 _SORT_KEYS = {"process_sort_index": "process", "thread_sort_index": "thread"}
 _NAME_KEYS = {"process_name": "process", "thread_name": "thread"}
 
@@ -344,64 +341,3 @@ def event_details(timeline: Timeline, events: list[dict[str, Any]], index: int) 
         "tid": track.tid,
         "args": args,
     }
-
-
-def op_table(timeline: Timeline) -> list[dict[str, Any]]:
-    """Rows ``{name, category, count, total_us, self_us}`` of the timed events (instants left
-    out), one per name and category, by self time (largest first), then name."""
-    timed = ~timeline.instant
-    if not timed.any():
-        return []
-    key = timeline.name[timed].astype(np.int64) * max(1, len(timeline.categories)) + timeline.cat[timed]
-    keys, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
-    total = np.bincount(inverse, weights=timeline.dur[timed], minlength=len(keys))
-    own = np.bincount(inverse, weights=timeline.self_us[timed], minlength=len(keys))
-    width = max(1, len(timeline.categories))
-    rows = [
-        {
-            "name": timeline.names[int(k // width)],
-            "category": timeline.categories[int(k % width)],
-            "count": int(c),
-            "total_us": float(t),
-            "self_us": float(s),
-        }
-        for k, c, t, s in zip(keys.tolist(), counts.tolist(), total.tolist(), own.tolist(), strict=True)
-    ]
-    rows.sort(key=lambda r: (-r["self_us"], r["name"], r["category"]))
-    return rows
-
-
-def step_times(timeline: Timeline) -> dict[str, Any]:
-    """Training steps from the ``ProfilerStep#N`` events (torch's profiler writes one per
-    ``prof.step()``); a step on several tracks spans from its first start to its last end.
-
-    Returns:
-        ``steps``: rows ``{step, ts_us, dur_us}`` by step number; ``summary``: ``count``,
-        ``mean_us``, ``min_us``, ``max_us``, ``std_us`` (None without steps); ``note``: why
-        there are none (else None).
-    """
-    spans: dict[int, list[float]] = {}
-    for k, text in enumerate(timeline.names):
-        found = _STEP.match(text)
-        if not found:
-            continue
-        for i in np.flatnonzero(timeline.name == k).tolist():
-            start, end = float(timeline.ts[i]), float(timeline.ts[i] + timeline.dur[i])
-            span = spans.setdefault(int(found.group(1)), [start, end])
-            span[0], span[1] = min(span[0], start), max(span[1], end)
-    steps = [{"step": n, "ts_us": a, "dur_us": b - a} for n, (a, b) in sorted(spans.items())]
-    if not steps:
-        note = (
-            "No ProfilerStep#N events in this trace: step times need torch.profiler.profile "
-            "with a schedule and prof.step() after each step."
-        )
-        return {"steps": [], "summary": None, "note": note}
-    durations = np.array([s["dur_us"] for s in steps])
-    summary = {
-        "count": len(steps),
-        "mean_us": float(durations.mean()),
-        "min_us": float(durations.min()),
-        "max_us": float(durations.max()),
-        "std_us": float(durations.std()),
-    }
-    return {"steps": steps, "summary": summary, "note": None}

@@ -19,7 +19,7 @@ from flask import Blueprint, Response
 
 from tbkit.errors import DataError, InvalidArgumentError, NotFoundError
 from tbkit.plugins import web
-from tbkit.plugins.profile import analysis
+from tbkit.plugins.profile import analysis, tables
 from tbkit.plugins.profile.decode import PLUGIN_NAME, load, trace_name
 
 __all__ = ["TABS", "blueprint"]
@@ -149,10 +149,10 @@ def event() -> Response:
 @blueprint.get("/ops")
 def ops() -> Response:
     _, parsed = _trace()
-    return web.json_response({"ops": analysis.op_table(parsed.timeline)})
+    return web.json_response({"ops": tables.op_table(parsed.timeline)})
 
 
 @blueprint.get("/steps")
 def steps() -> Response:
     _, parsed = _trace()
-    return web.json_response(analysis.step_times(parsed.timeline))
+    return web.json_response(tables.step_times(parsed.timeline))

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tbkit.plugins.profile import analysis, decode
+from tbkit.plugins.profile import analysis, decode, tables
 from tests.plugins.profile._profile_data import HAND_EVENTS, trace_json, write_torch_trace
 
 
@@ -87,7 +87,7 @@ def test_event_details_of_an_x_event() -> None:
 
 
 def test_op_table_groups_by_name_and_category_without_instants() -> None:
-    rows = analysis.op_table(_timeline(HAND_EVENTS))
+    rows = tables.op_table(_timeline(HAND_EVENTS))
     table = {(r["name"], r["category"]): (r["count"], r["total_us"], r["self_us"]) for r in rows}
     assert table == {
         ("ProfilerStep#3", "user_annotation"): (1, 100, 40),
@@ -100,14 +100,14 @@ def test_op_table_groups_by_name_and_category_without_instants() -> None:
 
 
 def test_step_times_from_profiler_steps_or_a_note() -> None:
-    steps = analysis.step_times(_timeline(HAND_EVENTS))
+    steps = tables.step_times(_timeline(HAND_EVENTS))
     assert steps["steps"] == [
         {"step": 3, "ts_us": 0.0, "dur_us": 100.0},
         {"step": 4, "ts_us": 100.0, "dur_us": 60.0},
     ]
     assert steps["summary"] == {"count": 2, "mean_us": 80.0, "min_us": 60.0, "max_us": 100.0, "std_us": 20.0}
     assert steps["note"] is None
-    none = analysis.step_times(_timeline([{"ph": "X", "name": "a", "ts": 0, "dur": 1}]))
+    none = tables.step_times(_timeline([{"ph": "X", "name": "a", "ts": 0, "dur": 1}]))
     assert none["steps"] == [] and none["summary"] is None and "ProfilerStep" in none["note"]
 
 
@@ -116,13 +116,13 @@ def test_a_step_on_two_tracks_spans_both() -> None:
         {"ph": "X", "name": "ProfilerStep#0", "ts": 0, "dur": 10, "pid": 1, "tid": 1},
         {"ph": "X", "name": "ProfilerStep#0", "ts": 5, "dur": 10, "pid": 1, "tid": 2},
     ]
-    assert analysis.step_times(_timeline(events))["steps"] == [{"step": 0, "ts_us": 0.0, "dur_us": 15.0}]
+    assert tables.step_times(_timeline(events))["steps"] == [{"step": 0, "ts_us": 0.0, "dur_us": 15.0}]
 
 
 def test_empty_and_odd_traces() -> None:
     t = _timeline([])
     assert len(t) == 0 and t.tracks == [] and t.span_us == 0
-    assert analysis.op_table(t) == [] and analysis.step_times(t)["steps"] == []
+    assert tables.op_table(t) == [] and tables.step_times(t)["steps"] == []
     odd = [
         {"ph": "X", "name": "no time"},
         {"ph": "X", "name": "nan", "ts": float("nan"), "dur": 1},
@@ -148,13 +148,13 @@ def test_torch_trace_agrees_with_the_reader_and_the_json(torch_trace: Path) -> N
     assert len(t) == sum(e["ph"] in ("X", "i", "I") for e in raw)
     # The operator table is the reader's (tbkit.read(...).traces() top_ops), here for every op.
     reader = {(r["name"], r["category"]): r for r in decode.summarize(data, top=None)["top_ops"]}
-    mine = {(r["name"], r["category"]): r for r in analysis.op_table(t)}
+    mine = {(r["name"], r["category"]): r for r in tables.op_table(t)}
     assert mine.keys() == reader.keys()
     for key, row in reader.items():
         assert mine[key]["count"] == row["count"]
         assert mine[key]["total_us"] == pytest.approx(row["total_us"], abs=1e-6)
         assert mine[key]["self_us"] == pytest.approx(row["self_us"], abs=0.01)  # ts relative to the start
-    steps = analysis.step_times(t)["steps"]
+    steps = tables.step_times(t)["steps"]
     assert [s["step"] for s in steps] == [1, 2]  # warmup 1, active 2
     by_name = {e["name"]: e["dur"] for e in raw if str(e.get("name", "")).startswith("ProfilerStep#")}
     assert [s["dur_us"] for s in steps] == pytest.approx(
