@@ -2,7 +2,7 @@
 
 Each session is a run ``s<i>`` holding its session start/end summaries and 5 metric series of
 20 points; the root run declares the experiment. Event files are written whole
-(:func:`tbkit.writer.event_file.write_event_file`). Figures (seconds):
+(:func:`tbkit.writer.event_io.write_event_file`). Figures (seconds):
 
 - ``first_paint``: page open (``page.goto``) to the dashboard's ``data-ready`` with all 1,000
   sessions in the table and the parallel coordinates drawn; target 3 s.
@@ -53,7 +53,7 @@ def write_logdir(root: Path) -> Path:
     from tbkit.plugins.hparams.summary import experiment_pb, session_end_pb, session_start_pb
     from tbkit.plugins.scalars.summary import scalar_pb
     from tbkit.proto import event_pb2
-    from tbkit.writer.event_file import write_event_file
+    from tbkit.writer.event_io import write_event_file
 
     rng = np.random.default_rng(0)
     now = time.time()

@@ -21,7 +21,7 @@ from tbkit.plugins.scalars.summary import simple_scalar_pb
 from tbkit.proto import event_pb2, summary_pb2
 from tbkit.record import storage
 from tbkit.writer._values import check_step, check_tag
-from tbkit.writer.event_file import write_event_file
+from tbkit.writer.event_io import write_event_file
 
 
 def _hparam_value(name: str, value: Any) -> HParamValue:

@@ -32,21 +32,23 @@ import contextlib
 import os
 import sys
 import threading
-import time
 import warnings
 import weakref
-from collections.abc import Callable, Iterable
-from typing import IO, cast
+from collections.abc import Callable
 
 from tbkit.errors import StorageError, WriterClosedError, WriterError
 from tbkit.proto import event_pb2, summary_pb2
 from tbkit.record import storage
 from tbkit.record.framing import encode_record
 from tbkit.writer._scalars import ScalarBatchEncoder
-from tbkit.writer.naming import event_file_name
-from tbkit.writer.rolling import RollingObjectFile
+from tbkit.writer.event_io import (
+    create_event_file,
+    header_record,
+    identity_of,
+    still_there,
+    write_all,
+)
 
-FILE_VERSION = "brain.Event:2"
 _HARD_LIMIT_ITEMS = 1 << 17
 _HARD_LIMIT_BYTES = 64 << 20
 _BATCH_BYTES = 1 << 20
@@ -54,31 +56,6 @@ _SCALAR_BATCH = 1024  # records per NumPy batch: its arrays stay in cache
 
 
 _live: weakref.WeakSet[EventFileWriter] = weakref.WeakSet()
-
-
-def _header_record() -> bytes:
-    header = event_pb2.Event(wall_time=time.time(), file_version=FILE_VERSION)
-    header.source_metadata.writer = "tbkit"
-    return encode_record(header.SerializeToString())
-
-
-def write_event_file(logdir: str, events: Iterable[event_pb2.Event], *, filename_suffix: str = "") -> str:
-    """Write a whole event file at once, in the caller's thread: the header, then ``events``.
-
-    For short-lived runs written in one go (such as an hparams session in its own run),
-    where starting a writer thread would cost more than the writing.
-
-    Returns:
-        The new file's path.
-    """
-    storage.makedirs(logdir)
-    file, path = EventFileWriter._create(logdir, filename_suffix)
-    try:
-        with file:
-            file.write(_header_record() + b"".join(encode_record(e.SerializeToString()) for e in events))
-    except OSError as exc:
-        raise StorageError(f"cannot write event file ({exc.strerror or exc})", path=path) from exc
-    return path
 
 
 def _after_fork_in_child() -> None:
@@ -118,9 +95,8 @@ class EventFileWriter:
             raise ValueError(f"max_queue must be at least 1, got {max_queue!r}")
         storage.makedirs(logdir)
         self._logdir, self._suffix = logdir, filename_suffix
-        self._file, self.path = self._create(logdir, filename_suffix)
-        self._local = storage.is_local(self.path)
-        self._identity = self._identity_of(self._file)
+        self._local = storage.is_local(logdir)
+        self._open_file()
         self._pid = os.getpid()
         self._forked = False  # set in a child after fork(): the next call opens the child's file
         self._flush_secs = float(flush_secs)
@@ -137,6 +113,11 @@ class EventFileWriter:
         self._thread = self._start_thread()
         _live.add(self)
 
+    def _open_file(self) -> None:
+        """A new event file of this writer's directory, and the identity it has on disk."""
+        self._file, self.path = create_event_file(self._logdir, self._suffix)
+        self._identity = identity_of(self._file) if self._local else None
+
     def _start_thread(self) -> threading.Thread:
         thread = threading.Thread(target=self._run, name=f"tbkit-writer:{self.path}", daemon=True)
         thread.start()
@@ -144,26 +125,10 @@ class EventFileWriter:
 
     def _write_header(self) -> None:
         try:
-            self._write(_header_record())
+            write_all(self._file, header_record())
         except OSError as exc:
             self._file.close()
             raise StorageError(f"cannot write event file ({exc.strerror or exc})", path=self.path) from exc
-
-    @staticmethod
-    def _create(logdir: str, suffix: str) -> tuple[IO[bytes], str]:
-        if not storage.is_local(logdir):  # an object store: a new object per flush, never a rewrite
-            path = storage.join(logdir, event_file_name(suffix))
-            rolling = RollingObjectFile(path, lambda: storage.join(logdir, event_file_name(suffix)))
-            return cast(IO[bytes], rolling), path
-        for _ in range(100):
-            path = storage.join(logdir, event_file_name(suffix))
-            try:
-                return storage.open_new(path), path
-            except FileExistsError:
-                continue
-            except OSError as exc:
-                raise StorageError(f"cannot create event file ({exc.strerror or exc})", path=path) from exc
-        raise StorageError("cannot find a free event file name", path=logdir)  # pragma: no cover
 
     # -- the caller's side -------------------------------------------------------------
 
@@ -185,8 +150,7 @@ class EventFileWriter:
         self._pid = os.getpid()
         if self._closed or self._error is not None:
             return  # the child inherits a closed or failed writer as it is
-        self._file, self.path = self._create(self._logdir, self._suffix)
-        self._identity = self._identity_of(self._file)
+        self._open_file()
         self._tags_with_metadata = set()
         self._scalars = ScalarBatchEncoder()
         self._bytes_since_wait = 0
@@ -307,38 +271,6 @@ class EventFileWriter:
             self._error = exc
         self._failed = True
 
-    def _write(self, data: bytes) -> None:
-        """Write all of ``data``: an unbuffered write may write fewer bytes (a disk filling
-        up); the rest is written again until the kernel refuses it (``ENOSPC`` raises)."""
-        view = memoryview(data)
-        while view:
-            written = self._file.write(view)
-            if written is None:  # fsspec files buffer: they take everything
-                return
-            if written <= 0:
-                raise OSError(f"the file took {written} of {len(view)} bytes")
-            view = view[written:]
-
-    def _still_there(self) -> bool:
-        """Whether the path still names the open file (local files; remote ones are trusted)."""
-        if not self._local:
-            return True
-        try:
-            on_disk = os.stat(self.path)
-        except OSError:
-            return False
-        return self._identity is None or (on_disk.st_ino, on_disk.st_dev) == self._identity
-
-    def _identity_of(self, file: IO[bytes]) -> tuple[int, int] | None:
-        """``(inode, device)`` of a local open file (None when it has no descriptor)."""
-        if not self._local:
-            return None
-        try:
-            found = os.fstat(file.fileno())
-        except (OSError, AttributeError, ValueError):
-            return None
-        return found.st_ino, found.st_dev
-
     def _reopen(self) -> None:
         """The file was deleted (with its directory, say): a new one, header and metadata again."""
         old = self.path
@@ -346,9 +278,8 @@ class EventFileWriter:
             self._file.close()
         try:
             storage.makedirs(self._logdir)
-            self._file, self.path = self._create(self._logdir, self._suffix)
-            self._identity = self._identity_of(self._file)
-            self._write(_header_record())
+            self._open_file()
+            write_all(self._file, header_record())
         except Exception as exc:
             self._fail(exc)
             return
@@ -367,7 +298,7 @@ class EventFileWriter:
 
     def _drain(self) -> None:
         queue = self._queue
-        if queue and self._error is None and not self._still_there():
+        if queue and self._error is None and not still_there(self.path, self._identity, self._local):
             self._reopen()
         while queue:
             popleft = queue.popleft
@@ -423,7 +354,7 @@ class EventFileWriter:
         if not chunks or self._error is not None:
             return
         try:
-            self._write(b"".join(chunks))
+            write_all(self._file, b"".join(chunks))
         except Exception as exc:
             self._fail(exc)
 

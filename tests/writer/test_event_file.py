@@ -469,18 +469,3 @@ def test_names_made_in_one_second_sort_in_creation_order(monkeypatch) -> None:
     monkeypatch.setattr(naming, "_counter", itertools.count(8))
     names = [naming.event_file_name(now=1_700_000_000) for _ in range(4)]  # counters 8, 9, 10, 11
     assert sorted(names) == names
-
-
-def test_write_event_file_writes_a_whole_file_at_once(tmp_path) -> None:
-    import threading
-
-    from tbkit.proto import event_pb2
-    from tbkit.writer.event_file import write_event_file
-
-    before = threading.active_count()
-    events = [event_pb2.Event(step=s, wall_time=1.0 + s, file_version="x") for s in range(3)]
-    path = write_event_file(str(tmp_path / "sub"), events)
-    assert threading.active_count() == before  # no writer thread
-    read = parse_events(path)
-    assert read[0].file_version == "brain.Event:2"
-    assert [e.step for e in read[1:]] == [0, 1, 2]
