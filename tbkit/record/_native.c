@@ -1500,6 +1500,8 @@ done:
     return result;
 }
 
+#include "_histograms.c" /* legacy-histogram events in bulk (histogram_events) */
+
 /* -- the module ------------------------------------------------------------------------ */
 
 static PyMethodDef methods[] = {
@@ -1510,6 +1512,7 @@ static PyMethodDef methods[] = {
     {"scan_extract", py_scan_extract, METH_VARARGS, scan_extract_doc},
     {"migrate_histogram", py_migrate_histogram, METH_VARARGS, migrate_histogram_doc},
     {"encode_scalars", py_encode_scalars, METH_VARARGS, encode_scalars_doc},
+    {"histogram_events", py_histogram_events, METH_VARARGS, histogram_events_doc},
     {NULL, NULL, 0, NULL},
 };
 
