@@ -77,20 +77,22 @@ TB_NOTF = (
     " from tensorboard.main import run_main; run_main()"
 )
 VIEWPORT = {"width": 1280, "height": 720}
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 MIN_PIXELS = 150  # pixels of a run colour in the first chart's canvas that count as "lines drawn"
 COLOR_TOLERANCE = 12  # per channel
 # TensorBoard's figures from the issue (this machine class), for reference.
 TB_REFERENCE = {"list_s": 2.5, "chart_s": 2.4, "rss_mb": 195.0, "heap_mb": 63.0}
+
+
+def _chromium(parser: argparse.ArgumentParser) -> Any:
+    """tools/chromium.py (the browser flags and launch the browser tests use too); a usage error
+    when Chromium or Playwright is missing."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tools import chromium
+
+    reason = chromium.missing()
+    if reason is not None:
+        parser.error(f"{reason}; or pass --no-browser")
+    return chromium
 
 
 def _bench_read() -> Any:
@@ -711,14 +713,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.dashboards_only:
         if not dashboards:
             parser.error("--dashboards-only needs --dashboards")
-        from playwright.sync_api import sync_playwright
-
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=shutil.which("chromium"), args=CHROMIUM_ARGS)
-            try:
-                run_dashboards(dashboards, browser, Path(tempfile.mkdtemp(prefix="tbkit-bench-dash-")))
-            finally:
-                browser.close()
+        with _chromium(parser).launched() as browser:
+            run_dashboards(dashboards, browser, Path(tempfile.mkdtemp(prefix="tbkit-bench-dash-")))
         return 0
     tools = [t.strip() for t in args.tools.split(",") if t.strip()]
     if set(tools) - set(TOOLS + EXTRA_TOOLS):
@@ -740,20 +736,11 @@ def main(argv: list[str] | None = None) -> int:
         for tool in tools:
             results[tool] = run_tool(tool, logdir, spec, workdir, args, None)
     else:
-        from playwright.sync_api import sync_playwright
-
-        executable = shutil.which("chromium")
-        if executable is None:
-            parser.error("no `chromium` on PATH (apt-get install -y chromium), or pass --no-browser")
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-            try:
-                for tool in tools:
-                    results[tool] = run_tool(tool, logdir, spec, workdir, args, browser)
-                if dashboards:
-                    run_dashboards(dashboards, browser, workdir)
-            finally:
-                browser.close()
+        with _chromium(parser).launched() as browser:
+            for tool in tools:
+                results[tool] = run_tool(tool, logdir, spec, workdir, args, browser)
+            if dashboards:
+                run_dashboards(dashboards, browser, workdir)
     report(size, spec, results, args.late_wait)
     return 0
 

@@ -22,7 +22,6 @@ import contextlib
 import http.server
 import math
 import re
-import shutil
 import socket
 import subprocess
 import sys
@@ -38,16 +37,6 @@ ROOT = Path(__file__).resolve().parents[1]
 SHOTS = ROOT / "docs" / "screenshots"
 VIEWPORT = {"width": 1280, "height": 800}
 WAIT_MS = 60_000
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 # name -> (dashboard route, the selector that says it is drawn)
 DASHBOARDS: dict[str, tuple[str, str]] = {
@@ -163,20 +152,17 @@ def _json(url: str) -> Any:
 @contextlib.contextmanager
 def browser_page(*, dark: bool = False) -> Iterator[Any]:
     """A Chromium page at :data:`VIEWPORT` that may reach 127.0.0.1 only."""
-    from playwright.sync_api import sync_playwright
+    sys.path.insert(0, str(ROOT))  # run as a script: the repository's tools package
+    from tools import chromium
 
-    executable = shutil.which("chromium") or shutil.which("chromium-browser")
-    if executable is None:
-        raise SystemExit("no chromium on PATH (apt-get install -y chromium)")
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        try:
-            context = browser.new_context(viewport=VIEWPORT, color_scheme="dark" if dark else "light")
-            context.route("**/*", _local_only)
-            yield context.new_page()
-            context.close()
-        finally:
-            browser.close()
+    reason = chromium.missing()
+    if reason is not None:
+        raise SystemExit(reason)
+    with chromium.launched() as browser:
+        context = browser.new_context(viewport=VIEWPORT, color_scheme="dark" if dark else "light")
+        context.route("**/*", _local_only)
+        yield context.new_page()
+        context.close()
 
 
 def _local_only(route: Any) -> None:

@@ -1,6 +1,6 @@
 """Real-browser test fixtures: headless Chromium through Playwright, the real tbkit server in-process.
 
-* ``browser`` (session): the system Chromium (``shutil.which("chromium")``) launched by Playwright
+* ``browser`` (session): the system Chromium (:mod:`tools.chromium`) launched by Playwright
   with the flags of docs (FRONTEND.md "Testing in a real browser"); Playwright gives every launch
   a fresh temporary ``--user-data-dir``. Skips when Playwright or Chromium is missing, unless
   ``TBKIT_REQUIRE_BROWSER=1`` (CI), which turns the skip into a failure.
@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,16 +25,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+from tools import chromium
+
 ALLOWED_HOSTS = {"127.0.0.1"}
 LOCAL_SCHEMES = {"data", "blob", "about"}
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
@@ -60,19 +51,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Itera
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     """The system Chromium, headless, launched once per session."""
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _unavailable("playwright is not installed")
-    executable = shutil.which("chromium")
-    if executable is None:
-        _unavailable("no `chromium` on PATH (apt-get install -y chromium)")
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    reason = chromium.missing()
+    if reason is not None:
+        _unavailable(reason)
+    with chromium.launched() as browser:
+        yield browser
 
 
 @dataclass
