@@ -28,8 +28,8 @@ from tbkit.errors import NotFoundError, StorageError
 from tbkit.proto import event_pb2
 from tbkit.reader.discovery import discover_runs
 from tbkit.reader.events import FileState, RunData
-from tbkit.reader.index import name_filter
 from tbkit.reader.loader import load_file
+from tbkit.reader.names import name_filter
 from tbkit.record import storage
 
 __all__ = ["format_json", "format_text", "inspect_logdir", "kinds_digest"]
