@@ -96,6 +96,21 @@ class DataProvider(abc.ABC):
         """
         return self.generation
 
+    def set_give_way(self, give_way: Callable[[], None] | None) -> None:
+        """Let a long reload give way to the requests being answered (the server calls this).
+
+        A provider whose :meth:`reload` works in steps (a window of records at a time) may
+        call ``give_way()`` before each step: it returns at once when no request is in
+        flight, otherwise when they are done or after a bounded wait, so that a page opened
+        during a long first load is answered as quickly as on loaded data. None stops it.
+        The default, for providers whose reload is quick or absent, ignores it.
+
+        Example:
+            >>> from tbkit.provider import InMemoryProvider
+            >>> InMemoryProvider({}).set_give_way(lambda: None)
+        """
+        del give_way  # nothing here works in steps
+
     # -- TensorBoard's method set ------------------------------------------------------------
 
     @abc.abstractmethod

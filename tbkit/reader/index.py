@@ -9,14 +9,13 @@ share one index. Both are safe to use from several threads (one lock).
 from __future__ import annotations
 
 import os
-import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from tbkit.errors import InvalidArgumentError, NotFoundError
+from tbkit.errors import NotFoundError
 from tbkit.plugins import registry
 from tbkit.provider import (
     DataClass,
@@ -30,6 +29,8 @@ from tbkit.provider import (
 from tbkit.reader.discovery import Discovered, discover
 from tbkit.reader.events import Problem, RunData
 from tbkit.reader.loader import load_file, load_passed_over
+from tbkit.reader.names import NameSpec, name_filter
+from tbkit.reader.pacing import GivingWay
 from tbkit.reader.plugin_files import list_plugin_files, read_listed, read_plugin_file
 from tbkit.reader.series import SeriesData
 from tbkit.record import storage
@@ -40,34 +41,10 @@ __all__ = [
     "name_filter",
 ]
 
-NameSpec = str | re.Pattern[str] | Iterable[str] | None
 LOAD_THREADS = min(4, os.cpu_count() or 1)  # runs loaded at once by a reload
 # Beyond this many runs they are loaded one after the other: many runs are mostly small ones,
 # whose loading is Python work that threads only slow down (2,000 small runs: 0.56 -> 0.79 s).
 PARALLEL_RUNS_MAX = 256
-
-
-def name_filter(spec: NameSpec, what: str = "names") -> Callable[[str], bool] | None:
-    """A predicate from a regex (matched against the whole name) or a collection of names.
-
-    Example:
-        >>> name_filter("train.*")("train/a"), name_filter(["eval"])("train")
-        (True, False)
-    """
-    if spec is None:
-        return None
-    if isinstance(spec, re.Pattern):
-        return lambda name: spec.fullmatch(name) is not None
-    if isinstance(spec, str):
-        try:
-            pattern = re.compile(spec)
-        except re.error as exc:
-            raise InvalidArgumentError(f"{what}={spec!r} is not a valid regular expression: {exc}") from exc
-        return lambda name: pattern.fullmatch(name) is not None
-    names = frozenset(spec)
-    if not all(isinstance(n, str) for n in names):
-        raise InvalidArgumentError(f"{what} must be a regular expression or a list of strings")
-    return names.__contains__
 
 
 class LogdirIndex:
@@ -118,6 +95,7 @@ class LogdirIndex:
         self._generation = 0
         self._file_problems: dict[str, list[Problem]] = {}
         self._scalars_only = False  # loaded for scalar series alone, until something else is asked
+        self.give_way: Callable[[], None] | None = None  # called before each window is applied
 
     def discover(self, found: Discovered | None = None) -> dict[str, list[str]]:
         """Find runs and their event files (reads no data); returns ``{run: [paths]}``.
@@ -157,9 +135,11 @@ class LogdirIndex:
                 work = [(self._runs[name], paths) for name, paths in files.items() if paths]
                 sizes = self._sizes
 
+            lock = self._lock if self.give_way is None else GivingWay(self._lock, self.give_way)
+
             def load_run(item: tuple[RunData, list[str]]) -> None:
                 for path in item[1]:
-                    load_file(item[0], path, limit, self._lock, size=sizes.get(path))
+                    load_file(item[0], path, limit, lock, size=sizes.get(path))
 
             workers = min(self._threads, len(work)) if len(work) <= PARALLEL_RUNS_MAX else 1
             if self._lock._is_owned():  # type: ignore[attr-defined]  # the caller holds it: threads would wait
@@ -311,6 +291,9 @@ class LogdirProvider(SeriesProvider):
     def reload(self, progress: Callable[[], None] | None = None) -> int:
         """Read the logdir's new bytes in one go (:meth:`LogdirIndex.reload`); ``progress`` is not called."""
         return self.index.reload()
+
+    def set_give_way(self, give_way: Callable[[], None] | None) -> None:
+        self.index.give_way = give_way
 
     def list_runs(self) -> list[Run]:
         return [Run(r.name, r.name, r.start_time) for r in self.index.runs()]

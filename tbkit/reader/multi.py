@@ -82,6 +82,7 @@ class MultiLogdirProvider(SeriesProvider):
         self._with_runs: set[int] = set()  # indexes into logdirs where discovery found a run
         self._generations = 0  # the sum of the ready runs' generations
         self._listed: dict[str, Discovered] = {}  # each run directory's part of the last discovery
+        self._give_way: Callable[[], None] | None = None
 
     def data_location(self) -> str:
         if len(self.logdirs) == 1 and not self.logdirs[0][0]:
@@ -110,6 +111,7 @@ class MultiLogdirProvider(SeriesProvider):
                 directory = logdir if run == "." else storage.join(logdir, run)
                 index = LogdirIndex(directory, runs=["."], purge_orphaned_data=self._purge, compact=True)
                 set_file_policy(index, root=logdir, allow_outside=self.allow_outside_files)
+                index.give_way = self._give_way
                 with self._lock:
                     self._runs.setdefault(name, _RunEntry(LogdirProvider(index, run_name=name)))
                 new.append(name)
@@ -144,6 +146,13 @@ class MultiLogdirProvider(SeriesProvider):
             self._each([e for e in entries if not e.ready], _FIRST_LOOK, progress)
             self._each(entries, None, progress)
             return self.generation
+
+    def set_give_way(self, give_way: Callable[[], None] | None) -> None:
+        """Every run's loading calls ``give_way`` before applying each window of records."""
+        with self._lock:
+            self._give_way = give_way
+            for entry in self._runs.values():
+                entry.provider.set_give_way(give_way)
 
     def _each(self, entries: list[_RunEntry], limit: int | None, progress: Callable[[], None] | None) -> None:
         """Reload every entry's run, a few at a time (reading and framing release the GIL often)."""

@@ -33,6 +33,7 @@ from tbkit.errors import TbkitError
 from tbkit.provider import DataProvider
 from tbkit.server.app import MAX_CONTENT_LENGTH, create_app, security_headers
 from tbkit.server.connections import REQUEST_TIMEOUT, GuardedServer
+from tbkit.server.foreground import Foreground
 from tbkit.server.hosts import HostCheck
 from tbkit.server.reload import Reloader, ReloadState
 
@@ -102,6 +103,7 @@ class ServerHandle:
             self._thread.join()
         if self.reloader is not None:
             self.reloader.stop()
+            self.reloader.provider.set_give_way(None)
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait until the server stops (or ``timeout`` passes); True when it stopped."""
@@ -212,7 +214,10 @@ def start(
     bound = sock.getsockname()[1]
     prefix = app.extensions["tbkit"].path_prefix
     handle = ServerHandle(f"http://{_display_host(host)}:{bound}{prefix}/", host, bound, app, _server=server)
-    if reload_interval is not None:
+    if reload_interval is not None:  # loading gives way to the requests in flight
+        foreground = Foreground()
+        app.wsgi_app = foreground.wrap(app.wsgi_app)  # type: ignore[method-assign]
+        provider.set_give_way(foreground.give_way)
         handle.reloader = Reloader(provider, state, on_first_load).start()
 
     def loop() -> None:
