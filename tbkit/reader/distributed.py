@@ -1,12 +1,12 @@
-"""Logdirs as Dask DataFrames (:func:`tbkit.read_dask`): each partition a few runs, read by its task.
+"""Logdirs as Dask DataFrames (:func:`read_dask`): each partition a group of runs, read by its task.
 
 The runs are discovered once, on the caller's side (listings only, no data); each partition
-is a group of runs (runs of about :data:`PARTITION_BYTES` of event files, a big run alone),
-handed to its task with their event files (and, on object
-stores, sizes), so a task lists nothing: it reads its files and builds the frame of its
-runs; a cluster's workers read in parallel and only the frames travel. Columns and dtypes
-are those of the pandas frame of the same kind (``run`` and ``tag`` categorical, with
-categories unknown to Dask until computed).
+is a group of runs (equal shares of their event files' bytes, see :func:`partition_count`; a
+big run alone), handed to its task with their event files (and, on object stores, sizes),
+so a task lists nothing: it reads its files and builds the frame of its runs; a cluster's
+workers read in parallel and only the frames travel. Columns and dtypes are those of the
+pandas frame of the same kind (``run`` and ``tag`` categorical, with categories unknown to
+Dask until computed).
 """
 
 from __future__ import annotations
@@ -20,14 +20,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tbkit.errors import InvalidArgumentError, MissingDependencyError, StorageError
+from tbkit.plugins.scalars.metadata import PLUGIN_NAME as SCALARS
 from tbkit.reader.discovery import Discovered, checked_logdir, discover
-from tbkit.reader.index import NameSpec, name_filter
+from tbkit.reader.names import NameSpec, name_filter
 from tbkit.record import storage
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["dask_frame", "expand_logdirs"]
+__all__ = ["dask_frame", "expand_logdirs", "partition_count", "read_dask"]
 
 _GLOB_CHARS = frozenset("*?[")
 Reader = Callable[..., Any]  # Logdir: (path, runs=, tags=, purge_orphaned_data=) -> .frame(kind)
@@ -113,13 +114,61 @@ class Part:
         return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
-# By default the runs are cut into equal shares of their event files' bytes, as many as hold
-# about PARTITION_BYTES each, PARTITIONS at most (a run is never split: a run bigger than a
-# share ends its partition): a task's fixed cost (scheduling, a frame to send and concatenate) is
-# then small beside its reading (2,000 runs of 27 kB on 2 workers: 13 partitions of 4 MB took
-# 1.0-1.7 s, 4 of 16 MB 0.66-0.72 s).
-PARTITION_BYTES = 16 << 20
+# By default the runs are cut into equal shares of their event files' bytes (a run is never
+# split: a run bigger than a share ends its partition), as many as hold about PARTITION_BYTES
+# each and at least one a thread of the scheduler (shares of SPLIT_BYTES at least), in whole
+# rounds of its threads, PARTITIONS at most (or one a thread on a bigger cluster). A task's
+# fixed cost (scheduling, its frame sent and concatenated) is then small beside its reading,
+# and no thread waits for a last, lone task. 2,000 runs of 27 kB (54 MB) on 2 workers of 1
+# thread: 13 partitions of 4 MB took 1.0-1.7 s, 4 of 13.5 MB 0.38-0.44 s, 2 of 27 MB (one a
+# thread) 0.33-0.36 s, of which the reading is 0.13-0.16 s.
+PARTITION_BYTES = 64 << 20
+SPLIT_BYTES = 1 << 20
 PARTITIONS = 64
+
+
+def partition_count(total: int, threads: int) -> int:
+    """The partitions ``total`` bytes of event files are cut into for ``threads`` threads.
+
+    As many as hold about :data:`PARTITION_BYTES` each, at least one a thread (as long as
+    each holds :data:`SPLIT_BYTES`), rounded up to whole rounds of the threads, and at most
+    :data:`PARTITIONS` (or ``threads``, if more).
+
+    Example:
+        >>> partition_count(54 << 20, 2), partition_count(200 << 20, 2), partition_count(10_000, 8)
+        (2, 4, 1)
+    """
+    threads = max(1, threads)
+    count = -(-total // PARTITION_BYTES)
+    if count < threads:
+        count = max(count, min(threads, total // SPLIT_BYTES))
+    else:
+        count = -(-count // threads) * threads
+    return max(1, min(max(PARTITIONS, threads), count))
+
+
+def scheduler_threads() -> int:
+    """The threads the default scheduler computes with: a ``dask.distributed`` client's
+    workers' threads (the client's own, from the scheduler), else Dask's local threads
+    (``num_workers`` or the CPU count). An asynchronous client, which could only answer
+    later, counts as the CPU count."""
+    import dask
+
+    if not dask.config.get("scheduler", None):
+        try:
+            from distributed import Client
+
+            client = Client.current(allow_global=True)
+        except (ImportError, ValueError):  # no dask.distributed, or no client
+            client = None
+        if client is not None and not client.asynchronous:
+            try:
+                threads = sum(client.nthreads().values())
+            except (OSError, TimeoutError):  # the scheduler does not answer: compute will say so
+                threads = 0
+            if threads:
+                return int(threads)
+    return int(dask.config.get("num_workers", None) or os.cpu_count() or 1)
 
 
 def read_runs_frame(
@@ -153,10 +202,13 @@ def read_runs_frame(
 
 
 def _parts(
-    logdirs: list[str], wanted: Callable[[str], bool] | None, runs_per_partition: int | None
+    logdirs: list[str],
+    wanted: Callable[[str], bool] | None,
+    runs_per_partition: int | None,
+    threads: int = 1,
 ) -> list[Part]:
     """The partitions: runs in order, ``runs_per_partition`` a partition or grouped by their
-    bytes (see :data:`PARTITION_BYTES`), never two logdirs' runs in one."""
+    bytes (:func:`partition_count` of them, for ``threads``), never two logdirs' runs in one."""
     found: list[tuple[str, Discovered, list[tuple[str, str]]]] = []
     for logdir, prefix in zip(logdirs, _prefixes(logdirs), strict=True):
         listing = discover(checked_logdir(logdir))
@@ -171,7 +223,7 @@ def _parts(
         for _, listing, runs in found
     ]
     total = sum(b for runs in weighed for _, _, b in runs)
-    count = max(1, min(PARTITIONS, -(-total // PARTITION_BYTES)))  # partitions wanted ...
+    count = partition_count(total, threads)  # partitions wanted ...
     budget = max(1, -(-total // count))  # ... of equal shares (not full ones and a small last one)
     parts: list[Part] = []
     for (logdir, listing, _), runs in zip(found, weighed, strict=True):
@@ -204,6 +256,54 @@ def _part(logdir: str, listing: Discovered, group: dict[str, str]) -> Part:
     return Part(logdir, group, Discovered(paths, sizes))
 
 
+def read_dask(
+    logdirs: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    kind: str = SCALARS,
+    *,
+    runs: NameSpec = None,
+    tags: NameSpec = None,
+    purge_orphaned_data: bool = True,
+    runs_per_partition: int | None = None,
+) -> Any:
+    """Read logdirs as one Dask DataFrame of ``kind``, each partition a group of runs.
+
+    The runs are discovered here, once (listings only); each partition's task is handed
+    its runs' event files and reads them where Dask runs it, listing nothing.
+
+    Args:
+        logdirs: A logdir (path or fsspec URL), a glob of them (``s3://bucket/exp-*``), or a
+            list of either. With several logdirs, runs are named ``<part>/<run>``, ``<part>``
+            being each logdir's path after the part they all share.
+        kind: A frame kind of :meth:`tbkit.Logdir.frame` (``scalars``, ``histograms`` ...).
+        runs: Only runs whose name (as named in the result) fully matches this regex, or is
+            in this list.
+        tags: Only tags whose name fully matches this regex, or is in this list.
+        purge_orphaned_data: As :func:`tbkit.read`.
+        runs_per_partition: Runs read by each task. By default runs are grouped by the
+            size of their event files (a run is never split), in equal shares of about 64 MB,
+            at least one a thread of the default scheduler (a ``dask.distributed`` client's
+            workers, else the CPU count) and in whole rounds of its threads, at most 64 (see
+            :func:`partition_count`): 2,000 runs of 27 kB on 2 single-threaded workers make
+            2 partitions of 1,000.
+
+    Returns:
+        A ``dask.dataframe.DataFrame`` with the columns and dtypes of the pandas frame; its
+        ``compute()`` equals the pandas frame of the same runs, row for row.
+
+    Raises:
+        MissingDependencyError: Dask is not installed (``pip install "tbkit[dask]"``).
+        PathNotFoundError: A logdir does not exist.
+
+    Example:
+        >>> df = read_dask("s3://bucket/experiments/*")  # doctest: +SKIP
+        >>> df.groupby(["run", "tag"], observed=True)["value"].max().compute()  # doctest: +SKIP
+    """
+    from tbkit.reader.logdir import Logdir
+
+    options = {"runs": runs, "tags": tags, "purge_orphaned_data": purge_orphaned_data}
+    return dask_frame(logdirs, kind, reader=Logdir, runs_per_partition=runs_per_partition, **options)
+
+
 def dask_frame(
     logdirs: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     kind: str,
@@ -214,12 +314,13 @@ def dask_frame(
     purge_orphaned_data: bool = True,
     runs_per_partition: int | None = None,
 ) -> Any:
-    """:func:`tbkit.read_dask`'s work: ``reader`` (:class:`tbkit.Logdir`) reads each partition's runs.
+    """:func:`read_dask`'s work: ``reader`` (:class:`tbkit.Logdir`) reads each partition's runs.
 
     The logdirs are discovered here, once; each partition is handed its runs' event files.
     """
     dd = _dask_dataframe()
-    parts = _parts(expand_logdirs(logdirs), name_filter(runs, "runs"), runs_per_partition)
+    threads = scheduler_threads() if runs_per_partition is None else 1
+    parts = _parts(expand_logdirs(logdirs), name_filter(runs, "runs"), runs_per_partition, threads)
     import dask
     from dask.dataframe.utils import clear_known_categories
 

@@ -13,6 +13,7 @@ from tbkit.plugins import registry
 from tbkit.plugins.scalars.metadata import PLUGIN_NAME as SCALARS
 from tbkit.reader import frames
 from tbkit.reader.discovery import Discovered, checked_logdir, discover
+from tbkit.reader.distributed import read_dask
 from tbkit.reader.index import LogdirIndex, LogdirProvider, NameSpec
 from tbkit.reader.plugin_files import set_file_policy
 from tbkit.record import storage
@@ -20,7 +21,7 @@ from tbkit.record import storage
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Logdir", "frame_kinds", "read"]
+__all__ = ["Logdir", "frame_kinds", "read", "read_dask"]  # read_dask: tbkit.reader.distributed's
 
 _DATA: list[str] = []  # the frame methods of the data, in the order they are defined
 _ABOUT: list[str] = []  # the frame methods about the logdir itself (runs, tags, problems)
@@ -112,52 +113,6 @@ def read(
         purge_orphaned_data=purge_orphaned_data,
         allow_outside_files=allow_outside_files,
     )
-
-
-def read_dask(
-    logdirs: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
-    kind: str = SCALARS,
-    *,
-    runs: NameSpec = None,
-    tags: NameSpec = None,
-    purge_orphaned_data: bool = True,
-    runs_per_partition: int | None = None,
-) -> Any:
-    """Read logdirs as one Dask DataFrame of ``kind``, each partition a group of runs.
-
-    The runs are discovered here, once (listings only); each partition's task is handed
-    its runs' event files and reads them where Dask runs it, listing nothing.
-
-    Args:
-        logdirs: A logdir (path or fsspec URL), a glob of them (``s3://bucket/exp-*``), or a
-            list of either. With several logdirs, runs are named ``<part>/<run>``, ``<part>``
-            being each logdir's path after the part they all share.
-        kind: A frame kind of :meth:`Logdir.frame` (``scalars``, ``histograms`` ...).
-        runs: Only runs whose name (as named in the result) fully matches this regex, or is
-            in this list.
-        tags: Only tags whose name fully matches this regex, or is in this list.
-        purge_orphaned_data: As :func:`read`.
-        runs_per_partition: Runs read by each task. By default runs are grouped by the
-            size of their event files, in equal shares of about 16 MB (at most 64 shares; a
-            run is never split), so that a task's fixed cost is spread over many small runs
-            (2,000 runs of 27 kB: 4 partitions of 500).
-
-    Returns:
-        A ``dask.dataframe.DataFrame`` with the columns and dtypes of the pandas frame; its
-        ``compute()`` equals the pandas frame of the same runs, row for row.
-
-    Raises:
-        MissingDependencyError: Dask is not installed (``pip install "tbkit[dask]"``).
-        PathNotFoundError: A logdir does not exist.
-
-    Example:
-        >>> df = read_dask("s3://bucket/experiments/*")  # doctest: +SKIP
-        >>> df.groupby(["run", "tag"], observed=True)["value"].max().compute()  # doctest: +SKIP
-    """
-    from tbkit.reader.distributed import dask_frame
-
-    options = {"runs": runs, "tags": tags, "purge_orphaned_data": purge_orphaned_data}
-    return dask_frame(logdirs, kind, reader=Logdir, runs_per_partition=runs_per_partition, **options)
 
 
 def _listed_at_open(logdir: object) -> Discovered | None:
