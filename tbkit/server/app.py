@@ -37,6 +37,7 @@ from tbkit.server.compress import (
     compressible,
 )
 from tbkit.server.hosts import HostCheck, host_name
+from tbkit.server.preload import module_closure, preload_links
 from tbkit.server.reload import ReloadState
 
 __all__ = ["CSP", "MAX_CONTENT_LENGTH", "SECURITY_HEADERS", "create_app", "security_headers"]
@@ -250,15 +251,18 @@ def create_app(
     for name, module in modules.items():
         app.register_blueprint(module.blueprint, url_prefix=f"/data/plugin/{name}", name=f"plugin_{name}")
 
+    # The shell and its landing dashboard (Time Series), preloaded by the page.
+    landing = ["app.js", "timeseries.js", files.script("timeseries", ["timeseries.js"]) or ""]
+    preloads = preload_links(module_closure(landing, lambda p: files.find(p.split("/"))[0])[1:], static_url)
+
     @app.get("/")
     def index() -> Response:
         page = safe_file(files.shell_dir, ["index.html"])
         text = page.read_text(encoding="utf-8") if page is not None else _PLACEHOLDER_PAGE
         title = html.escape(app.extensions[web.EXTENSION].window_title)
-        text = (
-            text.replace("{{static}}", static_url).replace("{{prefix}}", prefix).replace("{{title}}", title)
-        )
-        return Response(text, mimetype="text/html")
+        for key, value in (("{{preload}}", preloads), ("{{static}}", static_url), ("{{prefix}}", prefix)):
+            text = text.replace(key, value)
+        return Response(text.replace("{{title}}", title), mimetype="text/html")
 
     @app.get("/favicon.ico")
     def favicon() -> Response:
