@@ -16,6 +16,7 @@ setup(
         Extension(
             "tbkit.record._native",
             sources=["tbkit/record/_native.c"],
+            depends=["tbkit/record/_histograms.c"],  # included by _native.c: a change rebuilds it
             extra_compile_args=COMPILE_ARGS,
             optional=True,
         )
