@@ -9,8 +9,9 @@ Example:
 from tbkit import errors
 from tbkit._version import __version__
 from tbkit.plugins.scalars.aggregate import aggregate
+from tbkit.reader.dask_read import read_dask
 from tbkit.reader.iterator import summary_iterator
-from tbkit.reader.logdir import Logdir, read, read_dask
+from tbkit.reader.logdir import Logdir, read
 from tbkit.writer.summary_writer import SummaryWriter
 
 

@@ -13,7 +13,6 @@ from tbkit.plugins import registry
 from tbkit.plugins.scalars.metadata import PLUGIN_NAME as SCALARS
 from tbkit.reader import frames
 from tbkit.reader.discovery import Discovered, checked_logdir, discover
-from tbkit.reader.distributed import read_dask
 from tbkit.reader.index import LogdirIndex, LogdirProvider, NameSpec
 from tbkit.reader.plugin_files import set_file_policy
 from tbkit.record import storage
@@ -21,7 +20,7 @@ from tbkit.record import storage
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Logdir", "frame_kinds", "read", "read_dask"]  # read_dask: tbkit.reader.distributed's
+__all__ = ["Logdir", "frame_kinds", "read"]
 
 _DATA: list[str] = []  # the frame methods of the data, in the order they are defined
 _ABOUT: list[str] = []  # the frame methods about the logdir itself (runs, tags, problems)
@@ -397,9 +396,13 @@ class Logdir:
     def to_dask(self, kind: str = SCALARS, *, runs_per_partition: int | None = None) -> Any:
         """The frame of ``kind`` as a Dask DataFrame, each partition a group of runs (read by Dask's workers).
 
-        The same runs and tags as this logdir's; see :func:`read_dask`.
+        The same runs and tags as this logdir's; see :func:`tbkit.read_dask`.
         """
-        return read_dask(self.path, kind, runs_per_partition=runs_per_partition, **self._options)
+        from tbkit.reader.distributed import dask_frame
+
+        return dask_frame(
+            self.path, kind, reader=type(self), runs_per_partition=runs_per_partition, **self._options
+        )
 
     def to_csv(self, path: str, kind: str = "scalars", **kwargs: Any) -> None:
         """Write the frame of ``kind`` to CSV: array cells as JSON lists, bytes as base64."""

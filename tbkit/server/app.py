@@ -251,8 +251,11 @@ def create_app(
     for name, module in modules.items():
         app.register_blueprint(module.blueprint, url_prefix=f"/data/plugin/{name}", name=f"plugin_{name}")
 
-    # The shell and its landing dashboard (Time Series), preloaded by the page.
-    landing = ["app.js", "timeseries.js", files.script("timeseries", ["timeseries.js"]) or ""]
+    # The shell and its landing dashboard (the first tab), preloaded by the page.
+    landing = ["app.js"]
+    for name, module in list(modules.items())[:1]:
+        for tab in module.TABS[:1]:
+            landing += [f"{tab.name}.js", files.script(name, [f"{tab.name}.js", "index.js"]) or ""]
     preloads = preload_links(module_closure(landing, lambda p: files.find(p.split("/"))[0])[1:], static_url)
 
     @app.get("/")
