@@ -46,8 +46,8 @@ def read_dask(
             size of their event files (a run is never split), in equal shares of about 64 MB,
             at least one a thread of the default scheduler (a ``dask.distributed`` client's
             workers, else the CPU count) and in whole rounds of its threads, at most 64 (see
-            :func:`partition_count`): 2,000 runs of 27 kB on 2 single-threaded workers make
-            2 partitions of 1,000.
+            :func:`~tbkit.reader.distributed.partition_count`): 2,000 runs of 27 kB on 2
+            single-threaded workers make 2 partitions of 1,000.
 
     Returns:
         A ``dask.dataframe.DataFrame`` with the columns and dtypes of the pandas frame; its

@@ -1,4 +1,4 @@
-"""Logdirs as Dask DataFrames (:func:`read_dask`): each partition a group of runs, read by its task.
+"""Logdirs as Dask DataFrames (:func:`tbkit.read_dask`): each partition a group of runs, read by its task.
 
 The runs are discovered once, on the caller's side (listings only, no data); each partition
 is a group of runs (equal shares of their event files' bytes, see :func:`partition_count`; a
