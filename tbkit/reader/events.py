@@ -120,12 +120,12 @@ class RunData:
         self.passed_over.add(tag)
         return True
 
-    def _series_for(self, tag: str, meta: SeriesMeta, path: str) -> SeriesData:
+    def series_for(self, tag: str, meta: SeriesMeta, path: str) -> SeriesData:
         found = self.series.get(tag)
         if found is not None:
             return found
         created = SeriesData(tag, meta, compact=self.compact)
-        refused, reason = self._plugin_verdict(meta.plugin_name, meta.plugin_content)
+        refused, reason = self.plugin_verdict(meta.plugin_name, meta.plugin_content)
         if refused:
             created.refused = True
             self.problem(path, None, f"tag {tag!r}: {meta.plugin_name} payload of a newer version; not read")
@@ -134,7 +134,7 @@ class RunData:
         self.series[tag] = created
         return created
 
-    def _plugin_verdict(self, plugin_name: str, content: bytes) -> tuple[bool, str | None]:
+    def plugin_verdict(self, plugin_name: str, content: bytes) -> tuple[bool, str | None]:
         """``(refused, reason)`` of the plugin's ``supported``/``check`` for ``content``, asked
         once per run and payload (many runs of few series each made this a per-series cost)."""
         key = (plugin_name, content)
@@ -223,7 +223,7 @@ class RunData:
     ) -> None:
         if plugin is None:  # no plugin keeps this field
             return
-        series = self._series_for(tag, SeriesMeta(plugin, DataClass.BLOB_SEQUENCE), state.path)
+        series = self.series_for(tag, SeriesMeta(plugin, DataClass.BLOB_SEQUENCE), state.path)
         if series.refused:
             return
         value = np.empty(1, dtype=object)
@@ -287,7 +287,7 @@ class RunData:
             return
         series = self.series.get(tag)
         if series is None:
-            series = self._series_for(tag, self._meta_of(value, legacy), state.path)
+            series = self.series_for(tag, self._meta_of(value, legacy), state.path)
         if series.refused:
             return
         dec = registry.decoder(series.meta.plugin_name)
@@ -307,83 +307,9 @@ class RunData:
                 series.purge_from(step)
         series.add(step, wall, value)
 
-    # -- the fast path: a block of scalars ------------------------------------------------
+    # -- the fast path: blocks of scalars (several tags at once: tbkit.reader.scalar_groups) --
 
-    def apply_scalar_groups(
-        self,
-        tags: list[str],
-        kinds: np.ndarray,
-        steps: np.ndarray,
-        walls: np.ndarray,
-        values: np.ndarray,
-        bounds: list[int],
-        state: FileState,
-        at: np.ndarray | None = None,
-        order: np.ndarray | None = None,
-    ) -> None:
-        """Apply the scalars of several tags at once, as :meth:`apply_scalars` would tag by tag.
-
-        Tag ``tags[k]`` has rows ``order[bounds[k]:bounds[k + 1]]`` of the columns (and of
-        ``at``), each tag's rows in the order read; without ``order``, rows
-        ``bounds[k]:bounds[k + 1]``. A tag whose rows are only appended to a scalar series is
-        done here (each series gets its own copy of its rows, taken straight from the columns:
-        they are never gathered whole); one that needs more (a new series of another kind, a
-        refused series, a step going back in a file without ``file_version``) takes
-        :meth:`apply_scalars`.
-        """
-        if not tags:
-            return
-        if order is None:
-            order = np.arange(len(steps))
-        self.generation += 1
-        if self.start_time is None:
-            self.start_time = float(walls[order[0]])
-        firsts = order[bounds[:-1]]
-        ordered = state.modern or not self.purge_orphaned_data  # else a step going back purges
-        backward: set[int] = set()
-        first_steps: list[int] = []
-        if not ordered:
-            lasts = np.array(bounds[1:], dtype=np.intp) - 1
-            first_steps = steps[firsts].tolist()
-            grouped = steps[order]
-            back = grouped[1:] < grouped[:-1]
-            back[lasts[:-1]] = False  # from one tag's last row to the next tag's first: no step back
-            backward = set(np.searchsorted(lasts, np.flatnonzero(back)).tolist())
-        first_kinds = kinds[firsts].tolist()
-        filtered = self.tag_filter is not None
-        found = self.series.get
-        simple: SeriesMeta | None = None
-        plain = False
-        a = 0
-        for k, tag in enumerate(tags):
-            b = bounds[k + 1]
-            if filtered and not self.wants(tag):
-                a = b
-                continue
-            series = found(tag)
-            if series is None and first_kinds[k] == 0 and tag not in self.passed_over:
-                if simple is None:
-                    simple = self._simple_value_meta()
-                    verdict = self._plugin_verdict(simple.plugin_name, simple.plugin_content)
-                    plain = simple.data_class is DataClass.SCALAR and verdict == (False, None)
-                if plain:  # a scalar series its plugin takes as it is: nothing to check or say
-                    series = self.series[tag] = SeriesData(tag, simple, compact=self.compact)
-                elif simple.data_class is DataClass.SCALAR:
-                    series = self._series_for(tag, simple, state.path)
-            rows = order[a:b]
-            if (
-                series is None
-                or series.refused
-                or not series.is_scalar
-                or (not ordered and (k in backward or _goes_back(series, first_steps[k])))
-            ):
-                where = None if at is None else at[rows]
-                self.apply_scalars(tag, kinds[rows], steps[rows], walls[rows], values[rows], state, where)
-            else:
-                series.add_block(steps[rows], walls[rows], values[rows])
-            a = b
-
-    def _simple_value_meta(self) -> SeriesMeta:
+    def simple_value_meta(self) -> SeriesMeta:
         """The metadata of a series of ``simple_value`` scalars: the plugin that owns them."""
         if self._simple_meta is None:
             legacy = registry.legacy_decoder("simple_value")
@@ -418,13 +344,13 @@ class RunData:
         if series is None:
             # simple_value: migrated to the plugin that owns it; a tensor without metadata:
             # TensorBoard keeps it as a plugin-less tensor
-            meta = self._simple_value_meta() if kinds[0] == 0 else SeriesMeta("", DataClass.TENSOR)
+            meta = self.simple_value_meta() if kinds[0] == 0 else SeriesMeta("", DataClass.TENSOR)
             other = tag in self.passed_over or meta.data_class is not DataClass.SCALAR
             if self.scalars_only and at is not None and other:
                 self.passed_over.add(tag)
                 self.deferred.extend((state.path, int(a), len(self.restarts)) for a in at.tolist())
                 return
-            series = self._series_for(tag, meta, state.path)
+            series = self.series_for(tag, meta, state.path)
         if series.refused:
             return
         if not series.is_scalar:
@@ -448,9 +374,3 @@ class RunData:
                     self._add_point(series, s, w, v, state)
                 return
         series.add_block(steps, walls, values)
-
-
-def _goes_back(series: SeriesData, step: int) -> bool:
-    """Whether ``step`` comes before the last step of ``series``."""
-    last = series.last_step()
-    return last is not None and step < last

@@ -23,6 +23,8 @@ from tbkit.errors import StorageError
 from tbkit.proto import event_pb2
 from tbkit.reader import fastscalar
 from tbkit.reader.events import FileState, Problem, RunData
+from tbkit.reader.pacing import pause
+from tbkit.reader.scalar_groups import apply_scalar_groups
 from tbkit.record import storage
 from tbkit.record.framing import HEADER_SIZE, Status, parse_record
 from tbkit.record.scan import scan_records
@@ -31,6 +33,7 @@ __all__ = ["load_file", "load_passed_over"]
 
 WINDOW = 4 << 20  # bytes framed at a time
 CHUNK = 4 << 20  # bytes read from the file at a time
+TAG_GROUP = 512  # tags of a window applied in one go, then the loader pauses for requests
 
 
 def load_file(
@@ -123,7 +126,8 @@ def _load_buffer(
                 run.problem(state.path, state.offset + pos + offset, f"corrupt record: {reason}")
             state.resyncing = scan.resyncing
             if len(scan.starts):
-                _apply_records(run, state, window, scan.starts, scan.lengths, state.offset + pos, fast)
+                framed = (scan.starts, scan.lengths)
+                _apply_records(run, state, window, framed, state.offset + pos, fast, lock)
         if scan.end == 0 and pos + len(window) < len(data):
             size *= 2  # a record longer than the window: look further
             continue
@@ -138,21 +142,24 @@ def _apply_records(
     run: RunData,
     state: FileState,
     buf: memoryview,
-    starts: np.ndarray,
-    lengths: np.ndarray,
+    framed: tuple[np.ndarray, np.ndarray],
     base: int,
     fast: fastscalar.FastScalars,
+    lock: AbstractContextManager[object],
 ) -> None:
+    """Apply a framed window's records (``framed``: their data starts and lengths), in order,
+    with ``lock`` held (and let go for requests between groups of tags, :func:`_apply_fast`)."""
+    starts, lengths = framed
     deferring = run.scalars_only  # then each record's file offset may be remembered
     slow = np.flatnonzero(~fast.handled).tolist()
     if not slow:
-        _apply_fast(run, state, fast, starts, base, 0, len(fast.index), deferring)
+        _apply_fast(run, state, fast, starts, base, 0, len(fast.index), deferring, lock)
         return
     bounds = [*np.searchsorted(fast.index, slow).tolist(), len(fast.index)]
     lo = 0
     for i, hi in zip([*slow, None], bounds, strict=True):
         if hi > lo:
-            _apply_fast(run, state, fast, starts, base, lo, hi, deferring)
+            _apply_fast(run, state, fast, starts, base, lo, hi, deferring, lock)
         lo = hi
         if i is not None:
             a = int(starts[i])
@@ -173,13 +180,17 @@ def _apply_fast(
     lo: int,
     hi: int,
     deferring: bool,
+    lock: AbstractContextManager[object],
 ) -> None:
     """Apply the fast scalars ``lo:hi``, tag by tag (the tag filter already left the others out).
 
     The scalars are put in tag order once (a stable radix sort of the tag ids) and each tag
-    takes its slice of that order (:meth:`~tbkit.reader.events.RunData.apply_scalar_groups`),
+    takes its slice of that order (:func:`~tbkit.reader.scalar_groups.apply_scalar_groups`),
     instead of a comparison and a search per tag. ``deferring``: the records' file offsets
     are given (from ``starts``, the window's record starts, and ``base``, its file offset).
+    The tags go in groups of :data:`TAG_GROUP`, and between two groups the loader pauses
+    (``lock`` let go while requests are answered, :func:`tbkit.reader.pacing.pause`): one
+    tag's rows are applied whole, so a reader never sees part of a tag's window.
     """
     ids = fast.tag_ids[lo:hi]
     columns = (fast.kinds, fast.steps, fast.wall_times, fast.values)
@@ -192,9 +203,14 @@ def _apply_fast(
     present = np.flatnonzero(counts)
     bounds = [0, *np.cumsum(counts[present]).tolist()]
     where = starts[fast.index[lo:hi]] + (base - HEADER_SIZE) if deferring else None
-    tags = fast.tags
-    window = (c[lo:hi] for c in columns)  # views: each tag's rows are copied out by the order
-    run.apply_scalar_groups([tags[t] for t in present.tolist()], *window, bounds, state, where, order)
+    tags = [fast.tags[t] for t in present.tolist()]
+    window = [c[lo:hi] for c in columns]  # views: each tag's rows are copied out by the order
+    for g in range(0, len(tags), TAG_GROUP):
+        if g:
+            pause(lock)
+        a, b = bounds[g], bounds[min(g + TAG_GROUP, len(tags))]
+        group = [x - a for x in bounds[g : g + TAG_GROUP + 1]]
+        apply_scalar_groups(run, tags[g : g + TAG_GROUP], *window, group, state, where, order[a:b])
 
 
 def _narrow(ids: np.ndarray, largest: int) -> np.ndarray:

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tbkit.reader.events import FileState, RunData
+from tbkit.reader.scalar_groups import apply_scalar_groups
 
 TAGS = ["a", "b", "c", "d"]
 
@@ -58,7 +59,7 @@ def test_groups_apply_as_tag_by_tag(batches, modern, scalars_only):
             a, b = bounds[k], bounds[k + 1]
             cut = None if where is None else where[a:b]
             by_tag.apply_scalars(tag, kinds[a:b], steps[a:b], walls[a:b], values[a:b], state_a, cut)
-        at_once.apply_scalar_groups(tags, kinds, steps, walls, values, bounds, state_b, where)
+        apply_scalar_groups(at_once, tags, kinds, steps, walls, values, bounds, state_b, where)
     assert _state(at_once) == _state(by_tag)
 
 
@@ -67,7 +68,7 @@ def test_a_step_going_back_in_a_legacy_file_purges_that_tag_alone():
     steps = np.array([0, 1, 2, 0, 5, 6], dtype=np.int64)
     kinds = np.zeros(6, dtype=np.uint8)
     walls = np.arange(6, dtype=np.float64)
-    run.apply_scalar_groups(["a", "b"], kinds, steps, walls, walls * 2, [0, 4, 6], state)
+    apply_scalar_groups(run, ["a", "b"], kinds, steps, walls, walls * 2, [0, 4, 6], state)
     assert run.series["a"].columns()[0].tolist() == [0]  # 0, 1, 2, then 0 again: the first three go
     assert run.series["b"].columns()[0].tolist() == [5, 6]
     assert run.series["a"].extent() == (0, 3.0)
@@ -77,7 +78,7 @@ def test_each_series_owns_its_points():
     run, state = RunData("r"), FileState("f")
     steps = np.arange(6, dtype=np.int64)
     walls = steps.astype(np.float64)
-    run.apply_scalar_groups(["a", "b"], np.zeros(6, np.uint8), steps, walls, walls, [0, 3, 6], state)
+    apply_scalar_groups(run, ["a", "b"], np.zeros(6, np.uint8), steps, walls, walls, [0, 3, 6], state)
     for series in run.series.values():
         assert all(c.base is None for c in series.columns())  # not views of the block handed over
 
@@ -102,6 +103,6 @@ def test_groups_by_an_order_apply_as_tag_by_tag(batch, modern, scalars_only):
         rows_k = order[bounds[k] : bounds[k + 1]]
         cut = None if at is None else at[rows_k]
         by_tag.apply_scalars(tag, kinds[rows_k], steps[rows_k], walls[rows_k], values[rows_k], state_a, cut)
-    at_once.apply_scalar_groups(tags, kinds, steps, walls, values, bounds, state_b, at, order)
+    apply_scalar_groups(at_once, tags, kinds, steps, walls, values, bounds, state_b, at, order)
     assert _state(at_once) == _state(by_tag)
     assert steps.tolist() == [s for _, _, s in batch]  # the columns handed over are left as they were
