@@ -245,6 +245,10 @@ async function start() {
     schedulePoll();
   });
   document.getElementById("reload-now").addEventListener("click", () => poll(true));
+  // One round trip for the three: the reload state is asked before the runs, as poll() does, so
+  // that the runs shown are at least as new as the generation kept.
+  const reloadState = api.getJSON("data/reload_state");
+  reloadState.catch(() => {}); // awaited below; no "unhandled rejection" meanwhile
   try {
     [env, listing] = await Promise.all([api.getJSON("data/environment"), api.getJSON("data/plugins_listing")]);
   } catch (err) {
@@ -254,7 +258,7 @@ async function start() {
   document.getElementById("brand").title = env.data_location ? "Logdir: " + env.data_location : "";
   mountRunSelector(document.getElementById("sidebar"), runs, Array.isArray(env.logdirs) ? env.logdirs : []);
   try {
-    const state = await api.getJSON("data/reload_state");
+    const state = await reloadState;
     generation = state.generation;
     loading = !!state.loading;
     await runs.refresh();

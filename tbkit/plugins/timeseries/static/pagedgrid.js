@@ -146,6 +146,9 @@ export class PagedCardGrid {
     if (this.blocks.length) this.blocks[0].data = first;
     this.showStatus(null, first);
     if (scroll) scroll.scrollTop = 0;
+    // The first block is on screen at the top: its cards now, not a frame later when the
+    // observer reports it (it finds the block filled then).
+    if (this.blocks.length) this.fill(this.blocks[0]);
   }
 
   blockOf(node) {
