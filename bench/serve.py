@@ -15,9 +15,9 @@ process). Each is started three times, one after the other:
    1; tbkit lists run names before it has read them), the page is opened; seconds until the
    first scalar chart's lines are drawn, and the page's JS heap (CDP ``Runtime.getHeapUsage``,
    main thread). TensorBoard draws with WebGL in a worker, so both are judged by the same
-   pixel rule: element screenshots of the first scalar chart's canvas are polled until at
-   least ``MIN_PIXELS`` pixels carry one of the runs' colours (tbkit also waits for the
-   chart's ``data-ready="1"``).
+   pixel rule: screenshots of the first scalar chart's canvas (the viewport clipped to it) are
+   polled until at least ``MIN_PIXELS`` pixels carry one of the runs' colours (tbkit also waits
+   for the chart's ``data-ready="1"``).
 3. Late runs: a page is opened as soon as the server answers HTTP, before every run and tag is
    listed; do the missing ones appear by themselves, without a reload, within ``--late-wait``
    seconds (the page's run list shows every run and, for tbkit, the first chart every run)?
@@ -374,8 +374,11 @@ def first_chart_drawn(server: Server, page: Any) -> int:
     colors = run_colors(server, page)
     if not colors:
         return 0
-    try:
-        png = chart.screenshot(timeout=5000, animations="disabled")
+    try:  # the viewport clipped to the chart: 0.04 s against 0.1-0.17 s for an element screenshot
+        box = chart.bounding_box(timeout=5000)  # (which waits for the element to be stable)
+        if not box or box["width"] < 1 or box["height"] < 1:
+            return 0
+        png = page.screenshot(clip=box, timeout=5000, animations="disabled")
     except Exception:  # detached or zero-sized while the page lays out
         return 0
     return color_pixels(png, colors)
@@ -506,7 +509,7 @@ def measure_page(
                 raise TimeoutError(f"{tool}: first chart not drawn within {timeout:.0f} s")
             pixels = first_chart_drawn(server, page)
             if pixels < MIN_PIXELS:
-                time.sleep(0.05)
+                time.sleep(0.02)
         chart_s = time.monotonic() - start
         page.wait_for_timeout(1000)  # let the page settle before weighing its heap
         longest = longest_task_s(page)
