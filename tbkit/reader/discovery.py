@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from tbkit.errors import DataError, InvalidArgumentError, PathNotFoundError, StorageError
+from tbkit.errors import DataError, InvalidArgumentError, PathNotFoundError, StorageError, TbkitError
 from tbkit.plugins import registry
 from tbkit.record import storage
 from tbkit.record.framing import HEADER_SIZE, Status, parse_record
@@ -43,6 +43,7 @@ __all__ = [
     "discover",
     "discover_runs",
     "is_event_file",
+    "listed_at_open",
     "looks_like_event_file",
 ]
 
@@ -243,3 +244,16 @@ def checked_logdir(logdir: object) -> str:
             path=logdir,
         )
     return logdir
+
+
+def listed_at_open(logdir: object) -> Discovered | None:
+    """An object-store logdir's discovery, when it found runs: the logdir is then known to
+    exist without :func:`checked_logdir`'s HEAD and LIST requests. None otherwise (a local
+    path, nothing found, a file, a failure: :func:`checked_logdir` says what is wrong)."""
+    if not isinstance(logdir, str) or not logdir or storage.is_local(logdir):
+        return None
+    try:
+        found = discover(logdir)
+    except (TbkitError, OSError, ValueError):
+        return None
+    return found if found.runs and found.runs != {".": [logdir]} else None

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "export_frame",
+    "handed_out",
     "problems_frame",
     "runs_frame",
     "scalars_frame",
@@ -227,3 +228,11 @@ def export_frame(frame: pd.DataFrame, path: str, fmt: str, **kwargs: Any) -> Non
         out.to_csv(path, index=False, **kwargs)
     else:
         raise InvalidArgumentError(f"unknown export format {fmt!r}: use 'parquet' or 'csv'")
+
+
+def handed_out(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of a cached ``frame`` for the caller to change freely: shallow where pandas
+    copies on write (pandas 3, or the option set), else deep."""
+    pd = _pd()
+    cow = int(pd.__version__.split(".")[0]) >= 3 or pd.options.mode.copy_on_write is True
+    return frame.copy(deep=not cow)

@@ -3,69 +3,24 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tbkit.errors import InvalidArgumentError, TbkitError
+from tbkit.errors import InvalidArgumentError
 from tbkit.plugins import registry
 from tbkit.plugins.scalars.metadata import PLUGIN_NAME as SCALARS
 from tbkit.reader import frames
-from tbkit.reader.discovery import Discovered, checked_logdir, discover
+from tbkit.reader.discovery import Discovered, checked_logdir, listed_at_open
+from tbkit.reader.frame_kinds import about_method, dispatched, frame_kinds, frame_method, has_own_method
 from tbkit.reader.index import LogdirIndex, LogdirProvider, NameSpec
 from tbkit.reader.plugin_files import set_file_policy
-from tbkit.record import storage
 
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["Logdir", "frame_kinds", "read"]
-
-_DATA: list[str] = []  # the frame methods of the data, in the order they are defined
-_ABOUT: list[str] = []  # the frame methods about the logdir itself (runs, tags, problems)
-_DISPATCHED: set[str] = set()  # the frame methods a kind's Plugin.frames builds
-_F = TypeVar("_F", bound=Callable[..., Any])
-
-
-def _frame_method(method: _F) -> _F:
-    """Mark a :class:`Logdir` method as one that gives a frame of its name (a data kind)."""
-    _DATA.append(method.__name__)
-    return method
-
-
-def _dispatched(method: _F) -> _F:
-    """Mark a :class:`Logdir` frame method as a one-line ``self.frame(kind)``: its kind's
-    ``Plugin.frames`` builds it (so :meth:`Logdir.frame` calls the builder, not the method)."""
-    _DISPATCHED.add(method.__name__)
-    return method
-
-
-def _about_method(method: _F) -> _F:
-    """Mark a :class:`Logdir` method as one that gives a frame about the logdir itself."""
-    _ABOUT.append(method.__name__)
-    return method
-
-
-def frame_kinds() -> tuple[str, ...]:
-    """The frames a :class:`Logdir` gives by name (:meth:`Logdir.frame`): the data kinds of
-    its methods, then those plugins declare in ``Plugin.frames`` (third-party ones too),
-    then those about the logdir itself (``runs``, ``tags``, ``problems``).
-
-    Example:
-        >>> frame_kinds()[-3:]
-        ('runs', 'tags', 'problems')
-    """
-    own = (*_DATA, *_ABOUT)
-    declared = [kind for kind in registry.frame_plugins() if kind not in own]  # a method wins
-    return (*_DATA, *declared, *_ABOUT)
-
-
-def _copy_on_write() -> bool:
-    import pandas as pd
-
-    major = int(pd.__version__.split(".")[0])
-    return major >= 3 or pd.options.mode.copy_on_write is True
 
 
 def read(
@@ -114,19 +69,6 @@ def read(
     )
 
 
-def _listed_at_open(logdir: object) -> Discovered | None:
-    """An object-store logdir's discovery, when it found runs: the logdir is then known to
-    exist without :func:`checked_logdir`'s HEAD and LIST requests. None otherwise (a local
-    path, nothing found, a file, a failure: :func:`checked_logdir` says what is wrong)."""
-    if not isinstance(logdir, str) or not logdir or storage.is_local(logdir):
-        return None
-    try:
-        found = discover(logdir)
-    except (TbkitError, OSError, ValueError):
-        return None
-    return found if found.runs and found.runs != {".": [logdir]} else None
-
-
 def _blob(row: Any) -> bytes:
     """The ``data`` bytes of a frame row (or the bytes themselves)."""
     return bytes(row if isinstance(row, bytes | bytearray) else row["data"])
@@ -150,7 +92,7 @@ class Logdir:
         purge_orphaned_data: bool = True,
         allow_outside_files: bool = False,
     ) -> None:
-        found = _listed_at_open(logdir)
+        found = listed_at_open(logdir)
         path = str(logdir) if found is not None else checked_logdir(logdir)
         index = LogdirIndex(path, runs=runs, tags=tags, purge_orphaned_data=purge_orphaned_data)
         self._start(index, runs, tags, purge_orphaned_data, allow_outside_files, found)
@@ -212,7 +154,7 @@ class Logdir:
         frame = self._cache.get(key)
         if frame is None:
             frame = self._cache[key] = build()
-        return frame.copy(deep=not _copy_on_write())
+        return frames.handed_out(frame)
 
     def _cached_scalars(self, pivot: bool, build: Any) -> pd.DataFrame:
         """:meth:`_cached` of the scalars frame, which a logdir read for scalars alone can give."""
@@ -222,7 +164,7 @@ class Logdir:
         frame = self._file_cache.get(key)
         if frame is None:
             frame = self._file_cache[key] = build()
-        return frame.copy(deep=not _copy_on_write())
+        return frames.handed_out(frame)
 
     def reload(self) -> Logdir:
         """Read what was written since the last read (new runs, files and bytes only).
@@ -233,22 +175,22 @@ class Logdir:
         self._file_cache.clear()
         return self
 
-    @_about_method
+    @about_method
     def runs(self) -> pd.DataFrame:
         """run, start_time, event_files (paths in name order), problems (count)."""
         return self._cached(("runs",), lambda: frames.runs_frame(self._index))
 
-    @_about_method
+    @about_method
     def tags(self) -> pd.DataFrame:
         """run, tag, plugin, data_class, count, first_step, last_step, display_name, description."""
         return self._cached(("tags",), lambda: frames.tags_frame(self._index))
 
-    @_about_method
+    @about_method
     def problems(self) -> pd.DataFrame:
         """run, path, offset, reason of each corrupt or unreadable record (and pending tails)."""
         return self._cached(("problems",), lambda: frames.problems_frame(self._index))
 
-    @_frame_method
+    @frame_method
     def scalars(self, pivot: bool = False) -> pd.DataFrame:
         """run, tag, step, wall_time, value (float64); ``pivot=True``: run, step, one column per tag.
 
@@ -256,31 +198,31 @@ class Logdir:
         """
         return self._cached_scalars(pivot, lambda: frames.scalars_frame(self._index, pivot=pivot))
 
-    @_frame_method
-    @_dispatched
+    @frame_method
+    @dispatched
     def histograms(self) -> pd.DataFrame:
         """run, tag, step, wall_time, edges (k+1 bucket edges), counts (k)."""
         return self.frame("histograms")
 
-    @_frame_method
-    @_dispatched
+    @frame_method
+    @dispatched
     def images(self) -> pd.DataFrame:
         """run, tag, step, wall_time, index, width, height, format, data (encoded bytes)."""
         return self.frame("images")
 
-    @_frame_method
-    @_dispatched
+    @frame_method
+    @dispatched
     def audio(self) -> pd.DataFrame:
         """run, tag, step, wall_time, index, sample_rate, num_channels, length_frames, label, data."""
         return self.frame("audio")
 
-    @_frame_method
-    @_dispatched
+    @frame_method
+    @dispatched
     def text(self) -> pd.DataFrame:
         """run, tag, step, wall_time, text (a str; for a table, the array of strings)."""
         return self.frame("text")
 
-    @_frame_method
+    @frame_method
     def tensors(self, plugin: str | None = None) -> pd.DataFrame:
         """run, tag, plugin, step, wall_time, value (ndarray) of ``plugin``'s series.
 
@@ -288,26 +230,26 @@ class Logdir:
         """
         return self._cached(("tensors", plugin), lambda: frames.tensors_frame(self._index, plugin))
 
-    @_frame_method
-    @_dispatched
+    @frame_method
+    @dispatched
     def pr_curves(self) -> pd.DataFrame:
         """run, tag, step, wall_time, thresholds, tp, fp, tn, fn, precision, recall (float64 arrays)."""
         return self.frame("pr_curves")
 
-    @_frame_method
-    @_dispatched
+    @frame_method
+    @dispatched
     def custom_scalars(self) -> pd.DataFrame:
         """run, tag, step, wall_time, layout (``{category: {title: [kind, tags]}}``), proto (``Layout``)."""
         return self.frame("custom_scalars")
 
-    @_frame_method
-    @_dispatched
+    @frame_method
+    @dispatched
     def meshes(self) -> pd.DataFrame:
         """run, tag (mesh name), step, wall_time, vertices, faces, colors (arrays or None), config (dict)."""
         return self.frame("meshes")
 
-    @_frame_method
-    @_dispatched
+    @frame_method
+    @dispatched
     def graphs(self) -> pd.DataFrame:
         """run, tag, step, wall_time, kind (op_graph, keras, run_metadata), graph, nodes (count).
 
@@ -316,29 +258,29 @@ class Logdir:
         """
         return self.frame("graphs")
 
-    @_frame_method
-    @_dispatched
+    @frame_method
+    @dispatched
     def graph_nodes(self) -> pd.DataFrame:
         """run, tag, step, kind, name, op, inputs, shape, scope, device: one row per graph node
         (op graphs) or layer (Keras models)."""
         return self.frame("graph_nodes")
 
-    @_frame_method
-    @_dispatched
+    @frame_method
+    @dispatched
     def hparams(self) -> pd.DataFrame:
         """One row per session: run, group, status, start_time, end_time, each hyperparameter
         (float64, boolean or string; NA where missing), then each metric's last value (float64)."""
         return self.frame("hparams")
 
-    @_frame_method
-    @_dispatched
+    @frame_method
+    @dispatched
     def embeddings(self) -> pd.DataFrame:
         """run, tag, step, shape, tensor (N×D float64), metadata (frame or None), sprite (PNG bytes),
         sprite_image_dim, tensor_path: the projector's embeddings, read from their files."""
         return self.frame("embeddings")
 
-    @_frame_method
-    @_dispatched
+    @frame_method
+    @dispatched
     def traces(self, top: int | None = 20) -> pd.DataFrame:
         """run, session, worker, path, events, start_us, span_us, top_ops (frame of the ``top`` ops
         by self time: name, category, count, total_us, self_us): one row per profiler trace file."""
@@ -432,7 +374,7 @@ class Logdir:
             >>> tbkit.read("runs").frame("confusion")  # doctest: +SKIP
             (the frame of the example plugin in examples/custom_plugin)
         """
-        if (kind in _DATA or kind in _ABOUT) and kind not in _DISPATCHED:
+        if has_own_method(kind):
             return getattr(self, kind)()
         found = registry.frame_builder(kind)
         if found is None:

@@ -32,3 +32,24 @@ def test_a_logdir_that_is_a_file_is_one_run_named_dot(tmp_path: Path) -> None:
     (path,) = tmp_path.iterdir()
     assert discover_runs(str(path)) == {".": [str(path)]}
     assert discover_runs(str(tmp_path / "missing")) == {}
+
+
+def test_a_local_logdir_is_not_listed_at_open(tmp_path) -> None:
+    from tbkit.reader.discovery import listed_at_open
+
+    assert listed_at_open(str(tmp_path)) is None  # checked_logdir says what a local path is
+    assert listed_at_open(None) is None and listed_at_open("") is None
+
+
+def test_an_object_store_logdir_with_runs_is_listed_at_open() -> None:
+    import uuid
+
+    from tbkit import SummaryWriter
+    from tbkit.reader.discovery import listed_at_open
+
+    logdir = f"memory://listed-at-open-{uuid.uuid4().hex}"
+    assert listed_at_open(logdir) is None  # nothing there yet
+    with SummaryWriter(f"{logdir}/run") as w:
+        w.add_scalar("x", 1.0, 0)
+    found = listed_at_open(logdir)
+    assert found is not None and list(found.runs) == ["run"]
