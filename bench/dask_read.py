@@ -8,10 +8,11 @@ median is printed):
   before the clock starts), the whole frame in memory;
 * Dask: ``tbkit.read_dask(logdir).compute()`` on a ``dask.distributed`` ``LocalCluster``
   (``n_workers=2, threads_per_worker=1``, worker processes, 127.0.0.1), the cluster started and
-  its workers warmed (each has read one run: imports and first calls; and one run read through
-  Dask, so the caller has imported ``dask.dataframe``) before the clock starts; the time covers the
-  caller's discovery, building the graph, the workers' reads and gathering the frame. The
-  partitions are ``read_dask``'s default (runs grouped by bytes: 4 partitions here) unless
+  its workers warmed before the clock starts (each has read one run: imports and first calls;
+  and two runs were read through Dask in two partitions, so that the caller and each worker
+  have imported what a task needs); the time covers the caller's discovery, building the
+  graph, the workers' reads and gathering the frame. The partitions are ``read_dask``'s
+  default (runs grouped by bytes, at least one partition a worker thread: 2 here) unless
   ``--runs-per-partition`` says otherwise.
 
 The two are timed alternately (one process, then Dask, ``--repeat`` times), so that both meet
@@ -82,7 +83,8 @@ def main() -> None:
     client = distributed.Client(cluster)
     try:
         client.run(_warm, str(logdir))  # each worker has read a run (imports, first calls) before the clock
-        tbkit.read_dask(str(logdir), runs=["run_00"]).compute()  # and the caller has imported dask.dataframe
+        # and a partition each through Dask: the caller and both workers have imported what it needs
+        tbkit.read_dask(str(logdir), runs=["run_00", "run_01"], runs_per_partition=1).compute()
         singles, times, frame = [], [], None
         for _ in range(args.repeat):  # alternately, so that both meet the machine's load alike
             singles.append(one_process(logdir))
