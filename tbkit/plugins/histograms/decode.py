@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 from google.protobuf.message import DecodeError
 
+from tbkit.plugins.histograms.columns import frame_columns
 from tbkit.plugins.histograms.metadata import PLUGIN_NAME, PROTO_VERSION
 from tbkit.proto import histogram_pb2, plugins_pb2, summary_pb2
 from tbkit.record import native
@@ -16,6 +17,7 @@ __all__ = [
     "LEGACY_FIELD",
     "PLUGIN_NAME",
     "decode",
+    "frame_columns",
     "migrate",
     "migrate_bytes",
     "migrate_histogram",
