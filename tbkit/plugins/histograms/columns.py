@@ -1,10 +1,10 @@
 """The histograms frame's ``edges`` and ``counts`` cells of many points at once.
 
 :func:`frame_columns` builds the cells :func:`tbkit.plugins.histograms.decode.rows` builds one
-point at a time, with a few large NumPy operations: each column is one fresh float64 block
-(all the points' counts one after another, all their edges likewise), and each point's cell
-is a view of its stretch of that block. A frame of 40,000 histograms makes two blocks instead
-of 80,000 small arrays; no cell shares memory with the stored points.
+point at a time, into a few large fresh float64 blocks: consecutive points' counts one after
+another in one block, their edges in another, each point's cell a view of its stretch. A
+frame of 40,000 histograms of 600 buckets makes 2 x 92 blocks of 2 MiB instead of 80,000
+small arrays (minor page faults 99k -> 4k); no cell shares memory with the stored points.
 """
 
 from __future__ import annotations
@@ -16,13 +16,21 @@ import numpy as np
 __all__ = ["frame_columns"]
 
 
+# Doubles per block: 2 MiB, under the 4 MiB from which NumPy asks the kernel for huge pages
+# (their faults cost 2-3x the sys time of small pages on a busy machine: 1.4 s against 0.6 s
+# for the 40,000 histograms of bench/mixed.py).
+BLOCK = 1 << 18
+
+
 def frame_columns(values: Sequence[np.ndarray]) -> dict[str, list[np.ndarray]] | None:
     """The ``edges`` and ``counts`` cells of each stored point (one row each), as :func:`rows`
     makes them: ``edges`` the k lefts then the last right (k+1; none for an empty
     histogram), ``counts`` the k counts, both float64.
 
-    Every point must be a float64 ``[k, 3]`` array (what the reader stores); None when one
-    is not, so that the caller builds the rows point by point as before.
+    The cells are views of fresh blocks, one per column for each run of consecutive points
+    that fits in :data:`BLOCK` doubles (a bigger point has blocks of its own). Every point
+    must be a float64 ``[k, 3]`` array (what the reader stores); None when one is not, so
+    that the caller builds the rows point by point as before.
 
     Example:
         >>> cells = frame_columns([np.array([[0.0, 1.0, 2.0], [1.0, 3.0, 4.0]]), np.zeros((0, 3))])
@@ -31,26 +39,48 @@ def frame_columns(values: Sequence[np.ndarray]) -> dict[str, list[np.ndarray]] |
     """
     if not all(_is_buckets(v) for v in values):
         return None
-    sizes = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
-    counts = np.empty(int(sizes.sum()), dtype=np.float64)
-    edges = np.empty(int(sizes.sum() + np.count_nonzero(sizes)), dtype=np.float64)
-    count_cells, edge_cells = [], []
+    sizes = [len(v) for v in values]
+    cells: dict[str, list[np.ndarray]] = {"edges": [], "counts": []}
+    for start, stop in _groups(sizes):
+        _fill(values[start:stop], sizes[start:stop], cells["edges"], cells["counts"])
+    return cells
+
+
+def _groups(sizes: list[int]) -> list[tuple[int, int]]:
+    """``(start, stop)`` of consecutive points whose edges (k+1 each) fit in :data:`BLOCK`
+    doubles, at least one point each."""
+    groups, start, total = [], 0, 0
+    for i, k in enumerate(sizes):
+        if total + k + 1 > BLOCK and i > start:
+            groups.append((start, i))
+            start, total = i, 0
+        total += k + 1
+    if start < len(sizes):
+        groups.append((start, len(sizes)))
+    return groups
+
+
+def _fill(
+    values: Sequence[np.ndarray],
+    sizes: list[int],
+    edge_cells: list[np.ndarray],
+    count_cells: list[np.ndarray],
+) -> None:
+    """Copy ``values``' counts and edges into one fresh block each, appending each point's views."""
+    counts = np.empty(sum(sizes), dtype=np.float64)
+    edges = np.empty(sum(sizes) + sum(1 for k in sizes if k), dtype=np.float64)
     at = edge_at = 0
-    # Slice by slice into the two blocks: one np.concatenate of 40,000 strided pieces was
-    # 1.5-3x slower here than these copies, and its sys time (fresh pages) higher.
-    for value, k in zip(values, sizes.tolist(), strict=True):
+    # Slice by slice: one np.concatenate of 40,000 strided pieces was 1.5-3x slower here.
+    for value, k in zip(values, sizes, strict=True):
+        span = k + 1 if k else 0
         if k:
             counts[at : at + k] = value[:, 2]
             edges[edge_at : edge_at + k] = value[:, 0]
             edges[edge_at + k] = value[k - 1, 1]
-            span = k + 1
-        else:
-            span = 0
         count_cells.append(counts[at : at + k])
         edge_cells.append(edges[edge_at : edge_at + span])
         at += k
         edge_at += span
-    return {"edges": edge_cells, "counts": count_cells}
 
 
 def _is_buckets(value: object) -> bool:

@@ -168,3 +168,34 @@ def test_an_empty_provider_gives_the_empty_frame() -> None:
     assert (
         frame.columns.tolist() == ["run", "tag", "step", "wall_time", "edges", "counts"] and len(frame) == 0
     )
+
+
+def test_points_past_a_block_go_to_the_next_and_a_big_point_gets_blocks_of_its_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tbkit.plugins.histograms import columns
+
+    monkeypatch.setattr(columns, "BLOCK", 10)
+    stored = [
+        RNG.random((3, 3)),
+        RNG.random((4, 3)),
+        np.zeros((0, 3)),
+        RNG.random((20, 3)),
+        RNG.random((2, 3)),
+    ]
+    cells = decode.frame_columns(stored)
+    assert cells is not None
+    bases = [id(c.base) for c in cells["counts"]]
+    assert (
+        bases[0] == bases[1] == bases[2] and len({bases[1], bases[3], bases[4]}) == 3
+    )  # edges 4 + 5 + 1 fit in 10
+    assert columns._groups([len(v) for v in stored]) == [(0, 3), (3, 4), (4, 5)]
+    for i, value in enumerate(stored):
+        (row,) = decode.rows(value)
+        np.testing.assert_array_equal(cells["edges"][i], row["edges"])
+        np.testing.assert_array_equal(cells["counts"][i], row["counts"])
+        assert cells["edges"][i].dtype == cells["counts"][i].dtype == np.float64
+
+
+def test_no_point_gives_no_cells() -> None:
+    assert decode.frame_columns([]) == {"edges": [], "counts": []}
