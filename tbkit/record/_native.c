@@ -703,6 +703,106 @@ static inline int decode_scalar(const unsigned char *b, Py_ssize_t s, Py_ssize_t
     return 0;
 }
 
+/* -- a tag filter's verdicts ----------------------------------------------------------- */
+
+/* With a tag filter, each framed record's tag is looked up before anything else is done with
+ * the record, and most records are of tags refused: the lookup is by the tag's first and last
+ * (up to) 8 bytes, which with its length are the whole tag up to 16 bytes (a longer one is
+ * compared whole once they match), in a table whose slots hold them: no hash over every word
+ * and no pointer followed, for the tags met before. */
+typedef struct {
+    uint64_t head, tail;      /* the tag's first and last bytes (tag_ends) */
+    const unsigned char *ptr; /* its bytes: in the buffer scanned, or a key of `known` */
+    int32_t len;              /* 0: an empty slot */
+    int16_t refused;          /* keep refuses the tag (0 for a tag not valid UTF-8) */
+    int16_t fresh;            /* reached during this call, not given in `known` */
+} tag_verdict;
+
+typedef struct {
+    tag_verdict *slots;
+    Py_ssize_t count;
+    uint64_t mask; /* slots - 1 (a power of two, at most half of them used) */
+    int shift;     /* 64 - log2(slots): the hash's top bits pick the slot */
+} verdict_set;
+
+/* The first and last 8 bytes of the tag p[0:len] (4 bytes each when len < 8, the bytes
+ * themselves when len < 4): with len, the whole tag when len <= 16. */
+static inline void tag_ends(const unsigned char *p, int len, uint64_t *head, uint64_t *tail) {
+    if (len >= 8) {
+        *head = load64(p);
+        *tail = load64(p + len - 8);
+    } else if (len >= 4) {
+        *head = load32(p);
+        *tail = load32(p + len - 4);
+    } else {
+        *head = load_partial(p, len);
+        *tail = 0;
+    }
+}
+
+/* The slot from the top bits of the words' products (which every bit of them reaches); tags
+ * alike in both words but of different lengths share a slot (the length is compared). */
+static inline uint64_t verdict_slot(const verdict_set *set, uint64_t head, uint64_t tail) {
+    return (head * 0x9E3779B97F4A7C15ULL ^ tail * 0xD6E8FEB86659FD93ULL) >> set->shift;
+}
+
+/* The slot of the tag p[0:len], or the empty slot where it would go. */
+static inline tag_verdict *verdict_find(const verdict_set *set, const unsigned char *p, int len,
+                                        uint64_t head, uint64_t tail) {
+    for (uint64_t i = verdict_slot(set, head, tail);; i = (i + 1) & set->mask) {
+        tag_verdict *v = &set->slots[i];
+        if (v->len == len && v->head == head && v->tail == tail &&
+            (len <= 16 || memcmp(v->ptr + 8, p + 8, (size_t)len - 16) == 0)) {
+            return v;
+        }
+        if (!v->len) {
+            return v;
+        }
+    }
+}
+
+/* Room for `cap` slots (a power of two), the verdicts so far moved over; -1 when out of memory. */
+static int verdict_set_grow(verdict_set *set, Py_ssize_t cap) {
+    tag_verdict *old = set->slots;
+    Py_ssize_t old_cap = old ? (Py_ssize_t)set->mask + 1 : 0;
+    tag_verdict *slots = calloc((size_t)cap, sizeof(tag_verdict));
+    if (!slots) {
+        return -1;
+    }
+    set->slots = slots;
+    set->mask = (uint64_t)cap - 1;
+    set->shift = 64;
+    for (Py_ssize_t c = cap; c > 1; c >>= 1) {
+        set->shift--;
+    }
+    for (Py_ssize_t j = 0; j < old_cap; j++) {
+        if (old[j].len) {
+            *verdict_find(set, old[j].ptr, old[j].len, old[j].head, old[j].tail) = old[j];
+        }
+    }
+    free(old);
+    return 0;
+}
+
+/* Enter keep's verdict on the tag p[0:len] (not in the set); -1 when out of memory. */
+static int verdict_add(verdict_set *set, const unsigned char *p, int len, int refused, int fresh) {
+    Py_ssize_t slots = (Py_ssize_t)set->mask + 1;
+    if (2 * (set->count + 1) > slots && verdict_set_grow(set, 2 * slots)) {
+        return -1;
+    }
+    uint64_t head, tail;
+    tag_ends(p, len, &head, &tail);
+    tag_verdict *v = verdict_find(set, p, len, head, tail);
+    v->head = head;
+    v->tail = tail;
+    v->ptr = p;
+    v->len = len;
+    v->refused = (int16_t)refused;
+    v->fresh = (int16_t)fresh;
+    set->count++;
+    return 0;
+}
+
 /* The scalars found so far: one entry per recognised record, written into arrays sized by a
  * bound on the count (each scalar record takes at least MIN_SCALAR_RECORD bytes); `local` is
  * each one's tag in `set`, overwritten by its final tag id in sink_finish. */
@@ -713,21 +813,19 @@ struct scalar_sink {
     double *walls, *values;
     Py_ssize_t size, cap;
     tag_set set;
-    PyObject *keep;  /* with a tag filter: told each tag peeked at (see sink_refused) */
-    tag_set peeked;  /* the tags peeked at; `final` says TAG_UNDECIDED, 0 (kept) or 1 (refused) */
-    int failed;      /* keep raised: the exception is set */
+    PyObject *keep;       /* with a tag filter: told each tag peeked at (see sink_refused) */
+    verdict_set verdicts; /* keep's verdict on each tag peeked at */
+    int failed;           /* keep raised: the exception is set */
 };
 
 #define MIN_SCALAR_RECORD (23 + OVERHEAD)
-#define TAG_UNDECIDED TAG_INVALID
 
 static inline PyObject *sink_keep(scalar_sink *k) { return k->keep; }
 
 static void sink_free(scalar_sink *k) {
     free(k->set.tags);
     free(k->set.table);
-    free(k->peeked.tags);
-    free(k->peeked.table);
+    free(k->verdicts.slots);
 }
 
 /* The tag of the single-value summary event at b[s:s+len], without decoding it:
@@ -768,44 +866,72 @@ static inline int peek_tag(const unsigned char *b, Py_ssize_t s, Py_ssize_t len,
     return 0;
 }
 
+/* keep's verdict on the tag p[0:len], met for the first time in this call: asked with the GIL
+ * taken, and entered in the set. 1 when refused, 0 when kept (or not valid UTF-8), -1 on error. */
+static __attribute__((noinline)) int sink_decide(scalar_sink *k, const unsigned char *p, int len) {
+    int refused;
+    PyGILState_STATE gil = PyGILState_Ensure();
+    PyObject *tag = PyUnicode_DecodeUTF8((const char *)p, len, "strict");
+    if (!tag) {
+        refused = PyErr_ExceptionMatches(PyExc_UnicodeDecodeError) ? 0 : -1;
+        if (!refused) {
+            PyErr_Clear();
+        }
+    } else {
+        PyObject *answer = PyObject_CallOneArg(k->keep, tag);
+        int kept = answer ? PyObject_IsTrue(answer) : -1;
+        Py_XDECREF(answer);
+        Py_DECREF(tag);
+        refused = kept < 0 ? -1 : !kept;
+    }
+    PyGILState_Release(gil);
+    if (refused < 0) {
+        k->failed = 1;
+        return -1;
+    }
+    return verdict_add(&k->verdicts, p, len, refused, 1) ? -1 : refused;
+}
+
+/* peek_tag for the usual record of at least 24 bytes, whose step varint ends within 8 bytes and
+ * whose summary and value lengths are one byte each: the step's size from one word, the five
+ * key and length bytes that follow from another. Any other record is left to peek_tag. */
+static inline int peek_tag_fast(const unsigned char *b, Py_ssize_t s, Py_ssize_t len, Py_ssize_t *tag_at,
+                                int *tag_len_out) {
+    const unsigned char *r = b + s;
+    if (len >= 24 && r[0] == KEY_WALL_TIME && r[9] == KEY_STEP) {
+        uint64_t ends = ~load64(r + 10) & 0x8080808080808080ULL; /* the step's bytes without a follower */
+        if (ends) {
+            Py_ssize_t p = 11 + (__builtin_ctzll(ends) >> 3); /* after the step: p <= 18 */
+            /* 2a <summary length> 0a <value length> 0a <tag length>, lengths below 0x80 */
+            uint64_t w = load64(r + p); /* p + 8 <= len + 2: within the record and its checksum */
+            Py_ssize_t slen = (Py_ssize_t)(w >> 8 & 0xFF), vlen = (Py_ssize_t)(w >> 24 & 0xFF);
+            Py_ssize_t tag_len = (Py_ssize_t)(w >> 40 & 0xFF);
+            uint64_t keys = (uint64_t)KEY_TAG << 32 | (uint64_t)KEY_VALUE << 16 | KEY_SUMMARY;
+            if ((w & 0x80FF80FF80FFULL) == keys && p + 2 + slen == len && p + 4 + vlen == len && tag_len &&
+                p + 6 + tag_len <= len) {
+                *tag_at = s + p + 6;
+                *tag_len_out = (int)tag_len;
+                return 0;
+            }
+        }
+    }
+    return peek_tag(b, s, len, tag_at, tag_len_out);
+}
+
 /* Called without the GIL for each framed record (length checksum good, record complete)
  * before its data checksum: 1 when its peeked tag is valid UTF-8 and refused by keep (the
  * record is then passed over unchecked), 0 otherwise, -1 on error (failed or out of memory).
- * keep is told each distinct tag once per call, with the GIL taken for it. */
-static int sink_refused(scalar_sink *k, const unsigned char *b, Py_ssize_t s, Py_ssize_t len) {
+ * keep is told each distinct tag once per call (sink_decide). */
+static inline int sink_refused(scalar_sink *k, const unsigned char *b, Py_ssize_t s, Py_ssize_t len) {
     Py_ssize_t at;
     int tag_len;
-    if (peek_tag(b, s, len, &at, &tag_len)) {
+    if (peek_tag_fast(b, s, len, &at, &tag_len)) {
         return 0;
     }
-    int32_t id = tag_intern(&k->peeked, b, at, tag_len);
-    if (id < 0) {
-        return -1;
-    }
-    if (k->peeked.tags[id].final == TAG_UNDECIDED) {
-        int verdict;
-        PyGILState_STATE gil = PyGILState_Ensure();
-        PyObject *tag = PyUnicode_DecodeUTF8((const char *)b + at, tag_len, "strict");
-        if (!tag) {
-            verdict = PyErr_ExceptionMatches(PyExc_UnicodeDecodeError) ? 0 : -1;
-            if (!verdict) {
-                PyErr_Clear();
-            }
-        } else {
-            PyObject *answer = PyObject_CallOneArg(k->keep, tag);
-            int kept = answer ? PyObject_IsTrue(answer) : -1;
-            Py_XDECREF(answer);
-            Py_DECREF(tag);
-            verdict = kept < 0 ? -1 : !kept;
-        }
-        PyGILState_Release(gil);
-        if (verdict < 0) {
-            k->failed = 1;
-            return -1;
-        }
-        k->peeked.tags[id].final = verdict;
-    }
-    return k->peeked.tags[id].final;
+    uint64_t head, tail;
+    tag_ends(b + at, tag_len, &head, &tail);
+    const tag_verdict *v = verdict_find(&k->verdicts, b + at, tag_len, head, tail);
+    return v->len ? v->refused : sink_decide(k, b + at, tag_len);
 }
 
 /* Offer the record b[s:s+len] (the i-th given) to the decoder; -1 when out of memory. */
@@ -1015,10 +1141,10 @@ PyDoc_STRVAR(scan_extract_doc,
              "{tag bytes: kept} of verdicts already reached (keep is not asked about those), to which\n"
              "the verdicts of this call are added.");
 
-/* Enter the verdicts of `known` ({tag bytes: kept}) into `peeked`, so that keep is not asked
- * (nor the GIL taken) for them; the keys stay alive in the dict for the call. Returns how many
- * were entered, -1 with an exception set. */
-static Py_ssize_t preset_verdicts(tag_set *peeked, PyObject *known) {
+/* Enter the verdicts of `known` ({tag bytes: kept}) into `set`, so that keep is not asked
+ * (nor the GIL taken) for them; the keys stay alive in the dict for the call. 0, or -1 with an
+ * exception set. */
+static int preset_verdicts(verdict_set *set, PyObject *known) {
     PyObject *key, *value;
     Py_ssize_t i = 0;
     while (PyDict_Next(known, &i, &key, &value)) {
@@ -1034,25 +1160,23 @@ static Py_ssize_t preset_verdicts(tag_set *peeked, PyObject *known) {
         if (len < 1 || len >= 0x80) {
             continue; /* never a peeked tag */
         }
-        int32_t id = tag_intern(peeked, (const unsigned char *)PyBytes_AS_STRING(key), 0, (int)len);
-        if (id < 0) {
+        if (verdict_add(set, (const unsigned char *)PyBytes_AS_STRING(key), (int)len, !kept, 0)) {
             PyErr_NoMemory();
             return -1;
         }
-        peeked->tags[id].final = !kept;
     }
-    return peeked->count;
+    return 0;
 }
 
-/* Add the verdicts reached during the call (tags `from` on of `peeked`) to `known`. */
-static int save_verdicts(tag_set *peeked, Py_ssize_t from, PyObject *known) {
-    for (Py_ssize_t j = from; j < peeked->count; j++) {
-        tag_info *t = &peeked->tags[j];
-        if (t->final == TAG_UNDECIDED) {
+/* Add the verdicts reached during the call to `known`. */
+static int save_verdicts(const verdict_set *set, PyObject *known) {
+    for (uint64_t j = 0; set->slots && j <= set->mask; j++) {
+        const tag_verdict *v = &set->slots[j];
+        if (!v->len || !v->fresh) {
             continue;
         }
-        PyObject *key = PyBytes_FromStringAndSize((const char *)t->ptr, t->len);
-        if (!key || PyDict_SetItem(known, key, t->final ? Py_False : Py_True) < 0) {
+        PyObject *key = PyBytes_FromStringAndSize((const char *)v->ptr, v->len);
+        if (!key || PyDict_SetItem(known, key, v->refused ? Py_False : Py_True) < 0) {
             Py_XDECREF(key);
             return -1;
         }
@@ -1119,10 +1243,9 @@ static PyObject *py_scan_extract(PyObject *self, PyObject *args) {
     Py_ssize_t records = (n > start ? n - start : 0) / OVERHEAD + 1;
     int nomem = tag_set_grow(&sink.set, 64) || vec_reserve(&r.heads, records) || vec_reserve(&r.lengths, records);
     sink.keep = keep;
-    Py_ssize_t preset = 0;
     if (keep && !nomem) {
-        nomem = tag_set_grow(&sink.peeked, 64);
-        if (!nomem && known && (preset = preset_verdicts(&sink.peeked, known)) < 0) {
+        nomem = verdict_set_grow(&sink.verdicts, 64);
+        if (!nomem && known && preset_verdicts(&sink.verdicts, known) < 0) {
             goto done;
         }
     }
@@ -1147,7 +1270,7 @@ static PyObject *py_scan_extract(PyObject *self, PyObject *args) {
         PyErr_NoMemory();
         goto done;
     }
-    if (known && save_verdicts(&sink.peeked, preset, known) < 0) {
+    if (known && save_verdicts(&sink.verdicts, known) < 0) {
         goto done;
     }
     tags = name_tags(&sink.set, order, b, keep);
