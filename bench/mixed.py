@@ -15,7 +15,9 @@ Each case runs in its own subprocess (its peak RSS is its own), fresh from the f
 * ``bytes``: the limit, reading every event file's bytes (nothing decoded).
 
 Usage: ``python bench/mixed.py [--scale 1.0] [--repeat 3] [--cache DIR] [--cases ...]``; prints
-the best time of ``--repeat`` runs of each case, its peak RSS, and tbkit's ratios to tbparse.
+the best time of ``--repeat`` runs of each case, its peak RSS, its CPU seconds (user and
+system: on a shared machine the wall time also counts the waits for a core), the seconds of
+each of ``tbkit all``'s calls, and tbkit's ratios to tbparse.
 """
 
 from __future__ import annotations
@@ -65,8 +67,17 @@ def _peak_rss_mb() -> float:
     return float("nan")
 
 
-def _case(case: str, logdir: str) -> int:
-    """Run ``case`` on ``logdir``; the number of rows it produced."""
+def _cpu_seconds() -> tuple[float, float]:
+    """This process's user and system CPU seconds so far."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime, usage.ru_stime
+
+
+def _case(case: str, logdir: str, split: dict[str, float]) -> int:
+    """Run ``case`` on ``logdir``; the number of rows it produced (``tbkit_all`` puts the
+    seconds of each of its calls in ``split``)."""
     if case == "tbkit_scalars":
         import tbkit
 
@@ -75,7 +86,12 @@ def _case(case: str, logdir: str) -> int:
         import tbkit
 
         ld = tbkit.read(logdir)
-        return len(ld.scalars()) + len(ld.histograms()) + len(ld.images())
+        rows = 0
+        for kind in ("scalars", "histograms", "images"):
+            start = time.perf_counter()
+            rows += len(getattr(ld, kind)())
+            split[kind] = time.perf_counter() - start
+        return rows
     if case == "tbparse_all":
         from tbparse import SummaryReader
 
@@ -88,13 +104,18 @@ def _case(case: str, logdir: str) -> int:
 
 
 def worker(case: str, logdir: str) -> None:
-    """Time ``case`` once and print one JSON line: seconds, rows, peak RSS."""
+    """Time ``case`` once and print one JSON line: seconds, rows, peak RSS, CPU seconds (user,
+    system) and, for ``tbkit_all``, the seconds of each call."""
     import pandas  # noqa: F401 - imported by every case; not timed
 
+    split: dict[str, float] = {}
+    user, system = _cpu_seconds()
     start = time.perf_counter()
-    rows = _case(case, logdir)
+    rows = _case(case, logdir, split)
     seconds = time.perf_counter() - start
-    print("RESULT " + json.dumps({"seconds": seconds, "rows": rows, "rss_mb": _peak_rss_mb()}), flush=True)
+    cpu = [after - before for after, before in zip(_cpu_seconds(), (user, system), strict=True)]
+    result = {"seconds": seconds, "rows": rows, "rss_mb": _peak_rss_mb(), "cpu": cpu, "split": split}
+    print("RESULT " + json.dumps(result), flush=True)
 
 
 def run_case(case: str, logdir: Path) -> dict[str, Any]:
@@ -127,13 +148,20 @@ def main(argv: list[str] | None = None) -> int:
         runs = [run_case(case, logdir) for _ in range(args.repeat)]
         results[case] = min(runs, key=lambda r: r["seconds"])
         best = results[case]
-        rss = best["rss_mb"]
-        print(f"{case:<14} {best['seconds']:8.3f} s  rows {best['rows']:>10,}  peak RSS {rss:7.0f} MB")
+        rss, (user, system) = best["rss_mb"], best["cpu"]
+        split = "".join(f"  {kind} {seconds:.3f}" for kind, seconds in best["split"].items())
+        print(
+            f"{case:<14} {best['seconds']:8.3f} s  rows {best['rows']:>10,}  peak RSS {rss:7.0f} MB"
+            f"  cpu user {user:.2f} sys {system:.2f}{split}"
+        )
     peer = results.get("tbparse_all")
     if peer:
         for case in ("tbkit_scalars", "tbkit_all"):
             if case in results:
-                print(f"tbparse_all / {case}: {peer['seconds'] / results[case]['seconds']:.1f}x")
+                ours = results[case]
+                cpu = sum(peer["cpu"]) / sum(ours["cpu"])
+                wall = peer["seconds"] / ours["seconds"]
+                print(f"tbparse_all / {case}: {wall:.1f}x (CPU seconds: {cpu:.1f}x)")
     return 0
 
 
