@@ -29,6 +29,10 @@ peak RSS (``VmHWM``) is its own:
   step, nothing read back): TensorBoard's figure for a logdir's load (not in the default list);
 * ``bytes``: the limit, reading every event file's bytes into memory (nothing decoded).
 
+With ``tbkit_tag``, the last line gives its time as a share of the first tbkit path's, and its
+CPU time (the worker's threads together) as a share of that path's: on a shared machine the
+CPU times move less than the wall times.
+
 Usage: ``python bench/read.py [--large | --sizes S,L,R] [--tools tbkit,rustboard,bytes]
 [--paths native,python] [--cache DIR] [--timeout SECS]``
 """
@@ -269,12 +273,13 @@ def worker(tool: str, logdir: str, spec: dict) -> None:
         from tbkit.record import native
 
         native.core()  # TBKIT_NATIVE=1 and no compiled core: fail here, not halfway
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     frame = READERS[tool](logdir, spec)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     rss = _peak_rss_mb() + frame.attrs.get("server_rss_mb", 0.0)
     out = {
         "seconds": seconds,
+        "cpu_seconds": cpu,  # the worker's threads together (a server's, for rustboard, not counted)
         "rows": len(frame),
         "df_bytes": int(frame.memory_usage(deep=True).sum()),
         "rss_mb": rss,
@@ -345,9 +350,14 @@ def report(size: str, results: dict[str, dict], *, large: bool) -> None:
             else:
                 print(f"{name}: {res['seconds'] / mine:.2f}x faster than {tool}")
     tag = results.get("tbkit_tag")
-    full = [results[n]["seconds"] for n in tbkits if n.startswith("tbkit[")]
+    full = [results[n] for n in tbkits if n.startswith("tbkit[")]
     if tag and "error" not in tag and full:
-        print(f"tbkit_tag: one tag in {100 * tag['seconds'] / full[0]:.0f}% of the time of a full read")
+        share = 100 * tag["seconds"] / full[0]["seconds"]
+        mine, theirs = tag["cpu_seconds"], full[0]["cpu_seconds"]
+        print(
+            f"tbkit_tag: one tag in {share:.0f}% of the time of a full read"
+            f" ({100 * mine / theirs:.0f}% of its CPU time: {mine:.2f} s against {theirs:.2f} s)"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
