@@ -200,6 +200,14 @@ class RunData:
         elif what in ("graph_def", "tagged_run_metadata"):
             self._apply_other(event, what, state)
 
+    def apply_histogram(self, tag: str, step: int, wall: float, rows: np.ndarray, state: FileState) -> None:
+        """:meth:`apply_passed_over` of a deferred event holding one legacy histogram value and
+        nothing else, given its tag, step, wall time and migrated ``[k, 3]`` rows (decoded in
+        bulk by :mod:`tbkit.reader.histogram_records`)."""
+        self.generation += 1
+        if tag in self.passed_over and self.wants(tag):
+            self._store(tag, rows, registry.legacy_decoder("histo"), None, step, wall, state)
+
     def purge_passed_over(self, step: int) -> None:
         """A restart replayed for the series of passed-over tags (the others had it when it came)."""
         for tag in self.passed_over:
@@ -237,8 +245,9 @@ class RunData:
         self._add_point(series, event.step, event.wall_time, stored, state)
 
     @staticmethod
-    def _meta_of(value: summary_pb2.Summary.Value, legacy: object | None) -> SeriesMeta:
-        md = value.metadata
+    def _meta_of(value: summary_pb2.Summary.Value | None, legacy: object | None) -> SeriesMeta:
+        """The metadata of ``value``'s new series (``value`` None: a legacy value without metadata)."""
+        md = summary_pb2.SummaryMetadata() if value is None else value.metadata
         texts = (md.display_name, md.summary_description)
         if legacy is not None:  # migrated: the owning plugin's defaults, as TensorBoard does
             return SeriesMeta(legacy.PLUGIN_NAME, DataClass(legacy.DATA_CLASS), b"", *texts)  # type: ignore[attr-defined]
@@ -285,6 +294,19 @@ class RunData:
         except (TbkitError, ValueError) as exc:
             self.problem(state.path, None, f"tag {tag!r} at step {step}: unreadable value ({exc})")
             return
+        self._store(tag, array, legacy, value, step, wall, state)
+
+    def _store(
+        self,
+        tag: str,
+        array: np.ndarray,
+        legacy: object | None,
+        value: summary_pb2.Summary.Value | None,
+        step: int,
+        wall: float,
+        state: FileState,
+    ) -> None:
+        """Add the decoded ``array`` of ``value`` (None: a legacy value without metadata) to its series."""
         series = self.series.get(tag)
         if series is None:
             series = self.series_for(tag, self._meta_of(value, legacy), state.path)

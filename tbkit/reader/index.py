@@ -28,9 +28,10 @@ from tbkit.provider import (
 )
 from tbkit.reader.discovery import Discovered, discover
 from tbkit.reader.events import Problem, RunData
-from tbkit.reader.loader import load_file, load_passed_over
+from tbkit.reader.loader import load_file
 from tbkit.reader.names import NameSpec, name_filter
 from tbkit.reader.pacing import GivingWay
+from tbkit.reader.passed_over import load_passed_over
 from tbkit.reader.plugin_files import list_plugin_files, read_listed, read_plugin_file
 from tbkit.reader.series import SeriesData
 from tbkit.record import storage

@@ -12,6 +12,7 @@ last record is left for the next reload (and shown as a pending problem meanwhil
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 from contextlib import AbstractContextManager
 
@@ -24,10 +25,10 @@ from tbkit.proto import event_pb2
 from tbkit.reader import fastscalar
 from tbkit.reader.events import FileState, Problem, RunData
 from tbkit.reader.pacing import pause
+from tbkit.reader.passed_over import load_passed_over
 from tbkit.reader.scalar_groups import apply_scalar_groups
 from tbkit.record import storage
-from tbkit.record.framing import HEADER_SIZE, Status, parse_record
-from tbkit.record.scan import scan_records
+from tbkit.record.framing import HEADER_SIZE
 
 __all__ = ["load_file", "load_passed_over"]
 
@@ -155,20 +156,67 @@ def _apply_records(
     if not slow:
         _apply_fast(run, state, fast, starts, base, 0, len(fast.index), deferring, lock)
         return
+    events: dict[int, event_pb2.Event] = {}  # slow records parsed already
+    later: list[int] = []  # slow records passed over again, deferred without splitting the scalars
+    ready = deferring and run.passed_over and run.start_time is not None
+    if ready and not any(tag in run.passed_over for tag in fast.tags):  # else fast scalars are deferred too
+        slow, later = _passed_over_again(run, buf, starts, lengths, slow, events)
     bounds = [*np.searchsorted(fast.index, slow).tolist(), len(fast.index)]
-    lo = 0
+    lo = k = 0
     for i, hi in zip([*slow, None], bounds, strict=True):
         if hi > lo:
             _apply_fast(run, state, fast, starts, base, lo, hi, deferring, lock)
         lo = hi
+        j = len(later) if i is None else bisect.bisect_left(later, i, k)
+        if j > k:  # in the order read, before the next record that changes anything
+            run.generation += 1
+            run.deferred.extend(
+                (state.path, int(starts[d]) + base - HEADER_SIZE, len(run.restarts)) for d in later[k:j]
+            )
+            k = j
         if i is not None:
             a = int(starts[i])
-            try:
-                event = event_pb2.Event.FromString(buf[a : a + int(lengths[i])])
-            except DecodeError as exc:
-                run.problem(state.path, base + a - 12, f"undecodable event ({exc})")
-                continue
+            event = events.pop(i, None)
+            if event is None:
+                try:
+                    event = event_pb2.Event.FromString(buf[a : a + int(lengths[i])])
+                except DecodeError as exc:
+                    run.problem(state.path, base + a - 12, f"undecodable event ({exc})")
+                    continue
             run.apply_event(event, state, base + a - HEADER_SIZE)
+
+
+def _passed_over_again(
+    run: RunData,
+    buf: memoryview,
+    starts: np.ndarray,
+    lengths: np.ndarray,
+    slow: list[int],
+    events: dict[int, event_pb2.Event],
+) -> tuple[list[int], list[int]]:
+    """``slow`` split into the records to apply and those :meth:`RunData.apply_event` would only
+    defer: summaries whose every value belongs to a tag passed over already (a ``scalars_only``
+    read of a mixed logdir: the histograms and images after each tag's first). Deferring those
+    changes no series, so the fast scalars around them are applied in one go, not split at each
+    of them. The events parsed on the way are kept in ``events`` (an undecodable one is left to
+    the caller, which says so)."""
+    kept: list[int] = []
+    later: list[int] = []
+    passed, series = run.passed_over, run.series
+    for i in slow:
+        a = int(starts[i])
+        try:
+            event = event_pb2.Event.FromString(buf[a : a + int(lengths[i])])
+        except DecodeError:
+            kept.append(i)
+            continue
+        values = event.summary.value if event.WhichOneof("what") == "summary" else ()
+        if values and all(v.tag in passed and v.tag not in series for v in values):
+            later.append(i)
+        else:
+            kept.append(i)
+            events[i] = event
+    return kept, later
 
 
 def _apply_fast(
@@ -219,85 +267,3 @@ def _narrow(ids: np.ndarray, largest: int) -> np.ndarray:
     if largest < 1 << 8:
         return ids.astype(np.uint8)
     return ids.astype(np.uint16) if largest < 1 << 16 else ids
-
-
-def load_passed_over(run: RunData, lock: AbstractContextManager[object] | None = None) -> None:
-    """Apply the records a ``scalars_only`` read of ``run`` passed over, in the order read.
-
-    Each record is read again at its offset (its checksums checked again), and the restarts
-    that came after it are replayed on the passed-over tags' series, so the run ends as a
-    full read leaves it; from then on the run reads everything.
-    """
-    lock = lock if lock is not None else contextlib.nullcontext()
-    with lock:
-        deferred, restarts = run.deferred, run.restarts
-        run.deferred, run.restarts, run.scalars_only = [], [], False
-    windows: dict[str, tuple[int, bytes | memoryview, np.ndarray, np.ndarray]] = {}
-    replayed = 0
-    for path, offset, seen in deferred:
-        event = _reread(run, path, offset, windows, lock)
-        with lock:
-            for step in restarts[replayed:seen]:
-                run.purge_passed_over(step)
-            replayed = max(replayed, seen)
-            if event is not None:
-                run.apply_passed_over(event, run.files[path])
-    with lock:
-        for step in restarts[replayed:]:
-            run.purge_passed_over(step)
-        run.passed_over.clear()
-    release_when_due(sum(len(window[1]) for window in windows.values()))
-
-
-def _reread(
-    run: RunData,
-    path: str,
-    offset: int,
-    windows: dict[str, tuple[int, bytes | memoryview, np.ndarray, np.ndarray]],
-    lock: AbstractContextManager[object],
-) -> event_pb2.Event | None:
-    """The event of the record at ``offset`` of ``path``, read again (by windows of CHUNK bytes,
-    each framed and checked once by the record layer)."""
-    start, data, starts, lengths = windows.get(path, (0, b"", _NO_RECORDS, _NO_RECORDS))
-    found = _framed(starts, lengths, offset - start)
-    if found is None:
-        try:  # each path's windows are read into one buffer (the window before is done with)
-            if isinstance(data, memoryview) and len(data.obj) == CHUNK:  # type: ignore[arg-type]
-                buffer = data.obj
-            else:  # no bigger than what is left of the file: many small files may be re-read at once
-                buffer = bytearray(max(min(CHUNK, storage.size(path) - offset), HEADER_SIZE))
-            start, data = offset, memoryview(buffer)[: storage.read_into(path, offset, memoryview(buffer))]
-            if len(data) >= HEADER_SIZE and parse_record(data, 0).status is Status.PARTIAL:
-                length = int.from_bytes(data[:8], "little")  # a record longer than CHUNK
-                if length < storage.size(path):
-                    data = storage.read_bytes(path, offset, HEADER_SIZE + length + 4)
-        except StorageError as exc:
-            with lock:
-                run.problem(path, offset, f"record passed over cannot be read again ({exc})")
-            return None
-        scan = scan_records(data)
-        windows[path] = (start, data, scan.starts, scan.lengths)
-        found = _framed(scan.starts, scan.lengths, 0)
-    if found is None:  # not a whole, intact record there any more: say how
-        status = parse_record(data, offset - start).status
-        reason = "incomplete" if status is Status.PARTIAL else status.value
-        with lock:
-            run.problem(path, offset, f"corrupt record (changed since it was first read): {reason}")
-        return None
-    try:
-        return event_pb2.Event.FromString(data[found[0] : found[0] + found[1]])
-    except DecodeError as exc:
-        with lock:
-            run.problem(path, offset, f"undecodable event ({exc})")
-        return None
-
-
-_NO_RECORDS = np.zeros(0, dtype=np.int64)
-
-
-def _framed(starts: np.ndarray, lengths: np.ndarray, at: int) -> tuple[int, int] | None:
-    """``(data start, length)`` of the intact record whose header is at ``at`` of a framed window."""
-    i = int(np.searchsorted(starts, at + HEADER_SIZE))
-    if at < 0 or i >= len(starts) or int(starts[i]) != at + HEADER_SIZE:
-        return None
-    return int(starts[i]), int(lengths[i])

@@ -1,0 +1,107 @@
+"""Records a first ``scalars()`` passed over: deferred in the order read without splitting the
+scalars around them, and applied later with legacy histograms decoded in bulk by the core."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tbkit
+from tbkit.reader import loader, passed_over
+from tbkit.reader.events import RunData
+from tbkit.record import native
+
+RNG = np.random.default_rng(5)
+
+
+def _logdir(path: Path) -> Path:
+    for run in ("a", "b"):
+        with tbkit.SummaryWriter(str(path / run)) as w:
+            for step in range(40):
+                w.add_scalar("loss", 1.0 / (step + 1), step)
+                w.add_histogram("weights", RNG.normal(size=50), step)
+                w.add_histogram("bias", RNG.normal(size=8), step)
+                w.add_text("note", f"step {step}", step)
+                w.add_scalar("acc", step / 40, step)
+    return path
+
+
+def _deferred(ld: tbkit.Logdir) -> list[list[tuple[str, int, int]]]:
+    return [list(run.deferred) for run in ld._index._runs.values()]
+
+
+def test_records_passed_over_again_are_deferred_in_the_order_read(tmp_path, monkeypatch) -> None:
+    logdir = _logdir(tmp_path)
+    split: list[int] = []
+    original = loader._passed_over_again
+
+    def spy(*args: object) -> tuple[list[int], list[int]]:
+        kept, later = original(*args)  # type: ignore[arg-type]
+        split.append(len(later))
+        return kept, later
+
+    monkeypatch.setattr(loader, "_passed_over_again", spy)
+    monkeypatch.setattr(loader, "WINDOW", 4096)  # the tags are passed over in the first window
+    ld = tbkit.read(str(logdir))
+    ld.scalars()
+    assert sum(split) > 0  # the path was taken
+    for deferred in _deferred(ld):
+        assert len(deferred) == 3 * 40  # two histograms and a text a step
+        offsets = [at for _, at, _ in deferred]
+        assert offsets == sorted(offsets)
+
+
+def test_passing_over_again_changes_nothing_a_read_gives(tmp_path, monkeypatch) -> None:
+    logdir = _logdir(tmp_path)
+    monkeypatch.setattr(loader, "WINDOW", 4096)
+    fast = tbkit.read(str(logdir))
+    fast.scalars()
+    deferred_fast = _deferred(fast)
+    monkeypatch.setattr(
+        loader, "_passed_over_again", lambda run, buf, starts, lengths, slow, events: (slow, [])
+    )
+    plain = tbkit.read(str(logdir))
+    plain.scalars()
+    assert _deferred(plain) == deferred_fast
+    assert plain.scalars().equals(fast.scalars())
+    assert plain.text().equals(fast.text())
+
+
+@pytest.mark.skipif(native.core() is None, reason="the compiled core is not built")
+def test_legacy_histograms_passed_over_are_decoded_in_bulk_as_protobuf_would(tmp_path, monkeypatch) -> None:
+    logdir = _logdir(tmp_path)
+    bulk: list[str] = []
+    apply_histogram = RunData.apply_histogram
+    monkeypatch.setattr(
+        RunData, "apply_histogram", lambda self, tag, *a: bulk.append(tag) or apply_histogram(self, tag, *a)
+    )
+    ld = tbkit.read(str(logdir))
+    ld.scalars()
+    got = ld.histograms()
+    assert len(bulk) == 2 * 2 * 40  # every histogram of both runs
+    monkeypatch.setattr(passed_over, "decode_histograms", lambda *a: None)  # protobuf for every record
+    slow = tbkit.read(str(logdir))
+    slow.scalars()
+    expected = slow.histograms()
+    assert len(got) == len(expected) == 160
+    for column in expected.columns:
+        for x, y in zip(got[column], expected[column], strict=True):
+            assert np.array_equal(np.asarray(x), np.asarray(y)), column
+    assert (
+        tbkit.read(str(logdir)).histograms()["step"].tolist() == expected["step"].tolist()
+    )  # a full read too
+
+
+def test_a_replaced_migration_takes_every_histogram_through_protobuf(tmp_path, monkeypatch) -> None:
+    from tbkit.plugins import registry
+
+    logdir = _logdir(tmp_path)
+    legacy = registry.legacy_decoder("histo")
+    migrate = legacy.migrate
+    calls: list[int] = []
+    monkeypatch.setattr(legacy, "migrate", lambda v: calls.append(1) or migrate(v))
+    ld = tbkit.read(str(logdir))
+    ld.scalars()
+    assert len(ld.histograms()) == 160 and len(calls) == 160
