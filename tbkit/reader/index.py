@@ -12,6 +12,7 @@ import os
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
 
 import numpy as np
 
@@ -46,6 +47,7 @@ LOAD_THREADS = min(4, os.cpu_count() or 1)  # runs loaded at once by a reload
 # Beyond this many runs they are loaded one after the other: many runs are mostly small ones,
 # whose loading is Python work that threads only slow down (2,000 small runs: 0.56 -> 0.79 s).
 PARALLEL_RUNS_MAX = 256
+_T = TypeVar("_T")
 
 
 class LogdirIndex:
@@ -142,15 +144,7 @@ class LogdirIndex:
                 for path in item[1]:
                     load_file(item[0], path, limit, lock, size=sizes.get(path))
 
-            workers = min(self._threads, len(work)) if len(work) <= PARALLEL_RUNS_MAX else 1
-            if self._lock._is_owned():  # type: ignore[attr-defined]  # the caller holds it: threads would wait
-                workers = 1
-            if workers > 1:  # framing and bulk decoding release the GIL: runs load side by side
-                with ThreadPoolExecutor(workers, thread_name_prefix="tbkit-load") as pool:
-                    list(pool.map(load_run, work))
-            else:
-                for item in work:
-                    load_run(item)
+            self._each_run(load_run, work)
             with self._lock:
                 self._loaded, self._unread = True, None
                 return self.generation
@@ -178,9 +172,22 @@ class LogdirIndex:
                     return
                 with self._lock:
                     runs = list(self._runs.values())
-                for run in runs:
-                    load_passed_over(run, self._lock)
+                self._each_run(lambda run: load_passed_over(run, self._lock), runs)
                 self._scalars_only = False
+
+    def _each_run(self, work: Callable[[_T], None], items: list[_T]) -> None:
+        """``work(item)`` for each run's item, side by side on the index's threads (framing and
+        bulk decoding release the GIL) unless there are very many runs or the caller holds the
+        lock (the threads would wait for it)."""
+        workers = min(self._threads, len(items)) if len(items) <= PARALLEL_RUNS_MAX else 1
+        if self._lock._is_owned():  # type: ignore[attr-defined]
+            workers = 1
+        if workers > 1:
+            with ThreadPoolExecutor(workers, thread_name_prefix="tbkit-load") as pool:
+                list(pool.map(work, items))
+        else:
+            for item in items:
+                work(item)
 
     @property
     def generation(self) -> int:

@@ -105,3 +105,31 @@ def test_a_replaced_migration_takes_every_histogram_through_protobuf(tmp_path, m
     ld = tbkit.read(str(logdir))
     ld.scalars()
     assert len(ld.histograms()) == 160 and len(calls) == 160
+
+
+def test_the_runs_records_passed_over_are_applied_side_by_side(tmp_path, monkeypatch) -> None:
+    import threading
+
+    from tbkit.reader import index
+    from tbkit.reader.index import LogdirIndex
+
+    logdir = _logdir(tmp_path)
+    names: list[str] = []
+    original = index.load_passed_over
+
+    def spy(run: RunData, lock: object = None) -> None:
+        names.append(threading.current_thread().name)
+        original(run, lock)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(index, "load_passed_over", spy)
+    paced = LogdirIndex(str(logdir), threads=2)
+    paced.ensure_loaded(scalars_only=True)
+    paced.ensure_loaded()
+    assert len(names) == 2 and all(name.startswith("tbkit-load") for name in names)
+    one = LogdirIndex(str(logdir), threads=1)
+    one.ensure_loaded(scalars_only=True)
+    one.ensure_loaded()
+    assert len(names) == 4 and not names[2].startswith("tbkit-load")
+    for a, b in zip(paced.runs(), one.runs(), strict=True):
+        assert sorted(a.series) == sorted(b.series) == ["acc", "bias", "loss", "note/text_summary", "weights"]
+        assert [len(a.series[t]) for t in sorted(a.series)] == [len(b.series[t]) for t in sorted(b.series)]
