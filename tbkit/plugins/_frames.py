@@ -126,7 +126,7 @@ def _columns_frame(series: list[_Series], build: Callable[..., Any] | None, colu
     for i, name in enumerate(("run", "tag")):
         labels = [s[i] for s in series]
         categories = sorted(set(labels))
-        code = {label: i for i, label in enumerate(categories)}
+        code = {label: j for j, label in enumerate(categories)}
         codes = np.repeat(np.array([code[x] for x in labels], dtype=np.int64), lengths)
         data[name] = pandas().Categorical.from_codes(codes, categories=categories)
     data["step"] = np.concatenate([s[2] for s in series]).astype(np.int64, copy=False)
