@@ -94,8 +94,13 @@ class SeriesProvider(DataProvider):
         """
         return ()
 
+    def series_plugins(self) -> set[str]:
+        """The plugins of the non-empty series (from :meth:`series_info`; a subclass that can
+        tell them without listing every series answers this itself)."""
+        return {s.plugin_name for s in self.series_info() if s.plugin_name}
+
     def list_plugins(self) -> list[str]:
-        names = {s.plugin_name for s in self.series_info() if s.plugin_name}
+        names = self.series_plugins()
         names.update(p for p in self.file_based_plugins() if any(self.list_plugin_files(p).values()))
         return sorted(names)
 

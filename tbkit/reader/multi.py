@@ -227,6 +227,10 @@ class MultiLogdirProvider(SeriesProvider):
             out.extend(provider.series_info(data_class, plugin_name, keep))
         return out
 
+    def series_plugins(self) -> set[str]:
+        """The plugins of every ready logdir's non-empty series."""
+        return set().union(*(provider.series_plugins() for _, provider in self._ready()))
+
     def file_based_plugins(self) -> tuple[str, ...]:
         """The registry's file-based plugins (see :meth:`SeriesProvider.file_based_plugins`)."""
         return registry.file_based_plugins()

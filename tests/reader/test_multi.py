@@ -112,3 +112,18 @@ def test_series_carry_their_run_names_and_keep_sees_them(tmp_path: Path) -> None
     assert sorted({s.run for s in provider.series()}) == ["x/a", "x/b/c"]
     kept = provider.series_info(keep=lambda run, tag: run == "x/b/c" and tag == "loss")
     assert [(i.run, i.tag, i.count) for i in kept] == [("x/b/c", "loss", 5)]
+
+
+def test_the_series_plugins_are_those_a_listing_of_every_series_gives(tmp_path: Path) -> None:
+    from tbkit.provider import SeriesProvider
+
+    _write(tmp_path / "a")
+    with SummaryWriter(str(tmp_path / "b")) as w:
+        w.add_histogram("h", np.arange(5.0), 0)
+        w.add_text("note", "hello", 0)
+    provider = MultiLogdirProvider([("x", str(tmp_path)), ("y", str(tmp_path / "b"))])
+    provider.reload()
+    listed = SeriesProvider.series_plugins(provider)  # the base class's way: from series_info()
+    assert provider.series_plugins() == listed == {"scalars", "images", "histograms", "text"}
+    for _, entry in provider._ready():
+        assert entry.series_plugins() == SeriesProvider.series_plugins(entry)
