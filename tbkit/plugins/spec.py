@@ -57,8 +57,9 @@ class Plugin:
             leaves its series out unless asked by name.
         columns: The columns after ``run, tag, step, wall_time`` of its generic kind frame
             (``tbkit.plugins._frames:kind_frame`` named in ``frames``: rows from its
-            decoder's ``rows(value)`` of each tensor point, or ``blob_rows(blobs, labels)``
-            of each blob sequence point); empty when it has none.
+            decoder's ``rows(value)`` of each tensor point, or all points' cells at once
+            from its ``frame_columns(values)`` when it has one, or ``blob_rows(blobs,
+            labels)`` of each blob sequence point); empty when it has none.
         media_extension: The file extension ``tbkit export`` gives the binary cells of the
             frame named after it when their bytes show no format of their own (e.g.
             ``"pb"`` for serialized protos); None: ``bin``.
