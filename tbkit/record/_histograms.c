@@ -1,6 +1,6 @@
 /*
- * Legacy-histogram events in bulk: included by _native.c (after its read_varint, tag table,
- * held_buffer and histo_walk helpers, which this file reuses), so one translation unit.
+ * Legacy-histogram events in bulk: included by _native.c (after its read_varint, one_value_tag,
+ * tag table, held_buffer and histo_walk helpers, which this file reuses), so one translation unit.
  *
  *   histogram_events(buf, starts, lengths) -> (tags, ids, steps, walls, ends, rows)
  *
@@ -40,26 +40,10 @@ static int histo_event_at(const unsigned char *b, Py_ssize_t s, Py_ssize_t len, 
         }
         p += 1 + k;
     }
-    uint64_t slen, vlen;
-    if (p >= e || b[p] != KEY_SUMMARY) {
+    *tag_at = one_value_tag(b, p, e, tag_len);
+    if (*tag_at < 0) {
         return -1;
     }
-    int k2 = read_varint(b, p + 1, e, 3, &slen);
-    Py_ssize_t q = p + 1 + k2;
-    if (!k2 || q + (Py_ssize_t)slen != e || q >= e || b[q] != KEY_VALUE) {
-        return -1;
-    }
-    int k3 = read_varint(b, q + 1, e, 3, &vlen);
-    Py_ssize_t t = q + 1 + k3;
-    if (!k3 || t + (Py_ssize_t)vlen != e || t + 1 >= e || b[t] != KEY_TAG) {
-        return -1;
-    }
-    int n = b[t + 1];
-    if (n == 0 || n >= 0x80 || t + 2 + n > e) {
-        return -1;
-    }
-    *tag_at = t + 2;
-    *tag_len = n;
     Py_ssize_t r = *tag_at + *tag_len;
     if (r >= e || b[r] != 0x2a) { /* Summary.Value.histo: field 5, length-delimited */
         return -1;

@@ -627,24 +627,11 @@ fail:
     return NULL;
 }
 
-/* One recognised single-scalar event at b[s:s+len]: its fields, and where its tag is.
- * Returns 0 when the record has one of the layouts of fastscalar (every byte checked). */
-static inline int decode_scalar(const unsigned char *b, Py_ssize_t s, Py_ssize_t len, int *kind_out,
-                                uint64_t *step_out, double *wall_out, double *value_out, Py_ssize_t *tag_at,
-                                int *tag_len_out) {
-    if (len < 23) {
-        return -1;
-    }
-    Py_ssize_t e = s + len;
-    if (b[s] != KEY_WALL_TIME || b[s + 9] != KEY_STEP) {
-        return -1;
-    }
-    uint64_t step, slen, vlen;
-    int k = read_varint(b, s + 10, e, 10, &step);
-    if (!k) {
-        return -1;
-    }
-    Py_ssize_t p = s + 10 + k;
+/* The tag of a summary that starts at b[p] (its key) and runs to e, holding one value that runs
+ * to e too and starts with its tag: 2a <len> (0a <len> (0a <tag length> <tag> ...)).
+ * Returns where the tag starts (its length, under 0x80 bytes, in *tag_len), or -1. */
+static inline Py_ssize_t one_value_tag(const unsigned char *b, Py_ssize_t p, Py_ssize_t e, int *tag_len) {
+    uint64_t slen, vlen;
     if (p >= e || b[p] != KEY_SUMMARY) {
         return -1;
     }
@@ -658,11 +645,37 @@ static inline int decode_scalar(const unsigned char *b, Py_ssize_t s, Py_ssize_t
     if (!k3 || t + (Py_ssize_t)vlen != e || t + 1 >= e || b[t] != KEY_TAG) {
         return -1;
     }
-    int tag_len = b[t + 1];
-    if (tag_len == 0 || tag_len >= 0x80) {
+    int n = b[t + 1];
+    if (n == 0 || n >= 0x80 || t + 2 + n > e) {
         return -1;
     }
-    Py_ssize_t r = t + 2 + tag_len;
+    *tag_len = n;
+    return t + 2;
+}
+
+/* One recognised single-scalar event at b[s:s+len]: its fields, and where its tag is.
+ * Returns 0 when the record has one of the layouts of fastscalar (every byte checked). */
+static inline int decode_scalar(const unsigned char *b, Py_ssize_t s, Py_ssize_t len, int *kind_out,
+                                uint64_t *step_out, double *wall_out, double *value_out, Py_ssize_t *tag_at,
+                                int *tag_len_out) {
+    if (len < 23) {
+        return -1;
+    }
+    Py_ssize_t e = s + len;
+    if (b[s] != KEY_WALL_TIME || b[s + 9] != KEY_STEP) {
+        return -1;
+    }
+    uint64_t step;
+    int k = read_varint(b, s + 10, e, 10, &step);
+    if (!k) {
+        return -1;
+    }
+    int tag_len;
+    Py_ssize_t tag = one_value_tag(b, s + 10 + k, e, &tag_len);
+    if (tag < 0) {
+        return -1;
+    }
+    Py_ssize_t r = tag + tag_len;
     Py_ssize_t rest = e - r;
     int kind = -1;
     double value = 0.0;
@@ -698,7 +711,7 @@ static inline int decode_scalar(const unsigned char *b, Py_ssize_t s, Py_ssize_t
     *step_out = step;
     memcpy(wall_out, &wall_bits, 8);
     *value_out = value;
-    *tag_at = t + 2;
+    *tag_at = tag;
     *tag_len_out = tag_len;
     return 0;
 }
@@ -838,31 +851,16 @@ static inline int peek_tag(const unsigned char *b, Py_ssize_t s, Py_ssize_t len,
     if (len < 10 || b[s] != KEY_WALL_TIME || b[s + 9] != KEY_STEP) {
         return -1;
     }
-    uint64_t step, slen, vlen;
+    uint64_t step;
     int k = read_varint(b, s + 10, e, 10, &step);
     if (!k) {
         return -1;
     }
-    Py_ssize_t p = s + 10 + k;
-    if (p >= e || b[p] != KEY_SUMMARY) {
+    Py_ssize_t tag = one_value_tag(b, s + 10 + k, e, tag_len_out);
+    if (tag < 0) {
         return -1;
     }
-    int k2 = read_varint(b, p + 1, e, 3, &slen);
-    Py_ssize_t q = p + 1 + k2;
-    if (!k2 || q + (Py_ssize_t)slen != e || q >= e || b[q] != KEY_VALUE) {
-        return -1;
-    }
-    int k3 = read_varint(b, q + 1, e, 3, &vlen);
-    Py_ssize_t t = q + 1 + k3;
-    if (!k3 || t + (Py_ssize_t)vlen != e || t + 1 >= e || b[t] != KEY_TAG) {
-        return -1;
-    }
-    int tag_len = b[t + 1];
-    if (tag_len == 0 || tag_len >= 0x80 || t + 2 + tag_len > e) {
-        return -1;
-    }
-    *tag_at = t + 2;
-    *tag_len_out = tag_len;
+    *tag_at = tag;
     return 0;
 }
 
