@@ -29,6 +29,8 @@ from typing import NamedTuple
 import numpy as np
 
 from tbkit.proto.types_pb2 import DT_DOUBLE, DT_FLOAT
+from tbkit.reader import tag_groups
+from tbkit.reader.tag_groups import byte_view
 from tbkit.record import native, wire
 from tbkit.record.framing import HEADER_SIZE
 from tbkit.record.scan import REASON_DATA_CRC, REASON_LENGTH_CRC, RecordScan, scan_records_python
@@ -48,7 +50,6 @@ _TAILS = [
     (16, wire.rank0_tensor_prefix(DT_DOUBLE, wire.TENSOR_CONTENT), "<f8", TENSOR_FLOAT),
     (16, wire.rank0_tensor_prefix(DT_DOUBLE, wire.TENSOR_DOUBLE_VAL), "<f8", TENSOR_FLOAT),
 ]
-_TABLE_BITS = 12  # slots of the table that groups a window's tags
 
 
 class FastScalars(NamedTuple):
@@ -73,82 +74,11 @@ class FastScalars(NamedTuple):
     values: np.ndarray
 
 
-def _view(buf: bytes, dtype: str, size: int) -> np.ndarray:
-    return np.ndarray((max(len(buf) - size + 1, 0),), dtype=dtype, buffer=buf, offset=0, strides=(1,))
-
-
 def _empty(count: int) -> FastScalars:
     z = np.zeros(0, dtype=np.int64)
     return FastScalars(
         np.zeros(count, dtype=bool), z, [], z.astype(np.int32), z.astype(np.uint8), z, z * 0.0, z * 0.0
     )
-
-
-def _groups(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(first, inverse)`` of the distinct values of ``key``: a member of each, and each one's group.
-
-    A window holds few distinct tags, so a small table indexed by a multiplicative hash
-    of the key groups them in a few linear passes; when two distinct keys share a slot,
-    ``np.unique`` (a sort) does it instead.
-    """
-    slot = ((key * np.uint64(0xD6E8FEB86659FD93)) >> np.uint64(64 - _TABLE_BITS)).astype(np.intp)
-    member = np.full(1 << _TABLE_BITS, -1, dtype=np.intp)
-    member[slot] = np.arange(len(key))  # some member of each slot
-    if (key == key[member[slot]]).all():
-        used = np.flatnonzero(member >= 0)
-        group_of_slot = np.zeros(1 << _TABLE_BITS, dtype=np.intp)
-        group_of_slot[used] = np.arange(len(used))
-        return member[used], group_of_slot[slot]
-    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-    return first, inverse.reshape(-1)
-
-
-def _tag_ids(
-    buf: bytes, tag_pos: np.ndarray, tag_len: np.ndarray
-) -> tuple[list[str], np.ndarray, np.ndarray]:
-    """Distinct tags and each record's tag id (-1 where the tag is not valid UTF-8).
-
-    Tags are compared as little-endian 8-byte words (the last one masked to the tag's
-    length): records are grouped by a hash of their words (:func:`_groups`), and each
-    record's words are then checked against its group's; a record that differs (a hash
-    collision) keeps id -1 and is read by the slow path.
-    """
-    words8 = _view(buf, "<u8", 8)
-    ids = np.full(len(tag_pos), -1, dtype=np.int32)
-    tags: list[str] = []
-    known: dict[bytes, int] = {}
-    for length in np.unique(tag_len).tolist():
-        sel = np.flatnonzero(tag_len == length)
-        pos = tag_pos[sel]
-        words = [words8[pos + 8 * i] for i in range((length + 7) // 8)]
-        if length % 8:
-            words[-1] &= np.uint64((1 << (8 * (length % 8))) - 1)
-        key = np.zeros(len(sel), dtype=np.uint64)
-        for i, w in enumerate(words):
-            key = (key ^ w) * np.uint64(0x9E3779B97F4A7C15 + 2 * i)
-        first, inverse = _groups(key)
-        rep = first[inverse]
-        exact = np.ones(len(sel), dtype=bool)
-        for w in words:
-            exact &= w == w[rep]
-        local = np.array([_intern(buf, int(pos[f]), length, tags, known) for f in first], dtype=np.int32)
-        ids[sel[exact]] = local[inverse[exact]]
-    return tags, ids, ids >= 0
-
-
-def _intern(buf: bytes, pos: int, length: int, tags: list[str], known: dict[bytes, int]) -> int:
-    raw = buf[pos : pos + length]
-    found = known.get(raw)
-    if found is None:
-        try:
-            tag = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            found = -1
-        else:
-            found = len(tags)
-            tags.append(tag)
-        known[raw] = found
-    return found
 
 
 def extract(buf: bytes, starts: np.ndarray, lengths: np.ndarray, keep: Keep | None = None) -> FastScalars:
@@ -292,7 +222,7 @@ def _without_refused(buf: bytes, scan: RecordScan, keep: Keep) -> RecordScan:
     refused = np.zeros(len(starts), dtype=bool)
     sel = np.flatnonzero(ok)
     if len(sel):  # (padded: a tag may end 4 bytes before the buffer does, its last word read whole)
-        tags, ids, valid = _tag_ids(bytes(buf) + bytes(8), tag_pos[sel], tag_len[sel])
+        tags, ids, valid = tag_groups.tag_ids(bytes(buf) + bytes(8), tag_pos[sel], tag_len[sel])
         verdict = np.array([not keep(tag) for tag in tags] + [False], dtype=bool)
         refused[sel] = verdict[np.where(valid, ids, len(tags))]
     if not refused.any():
@@ -373,7 +303,7 @@ def extract_python(buf: bytes, starts: np.ndarray, lengths: np.ndarray) -> FastS
     simple = good & (rest == 5) & (u8[np.minimum(r, n - 1)] == wire.VALUE_SIMPLE_VALUE)
     kinds[simple] = SIMPLE_VALUE
     value_at[simple] = r[simple] + 1
-    head8 = _view(buf, "<u8", 8)
+    head8 = byte_view(buf, "<u8", 8)
     tail_word = head8[np.clip(r, 0, len(head8) - 1)]
     for size, pattern, dtype, kind in _TAILS:
         hit = good & (rest == size) & (tail_word == np.frombuffer(pattern, "<u8")[0])
@@ -383,13 +313,13 @@ def extract_python(buf: bytes, starts: np.ndarray, lengths: np.ndarray) -> FastS
             is_f64 |= hit
     good &= (kinds != 255) & (tag_len > 0)
     sel = np.flatnonzero(good)
-    tags, tag_ids, tag_ok = _tag_ids(buf, t[sel] + 2, tag_len[sel])
+    tags, tag_ids, tag_ok = tag_groups.tag_ids(buf, t[sel] + 2, tag_len[sel])
     sel = sel[tag_ok]
     tag_ids = tag_ids[tag_ok]
-    values = _view(buf, "<f4", 4)[np.minimum(value_at[sel], n - 4)].astype(np.float64)
+    values = byte_view(buf, "<f4", 4)[np.minimum(value_at[sel], n - 4)].astype(np.float64)
     wide = is_f64[sel]
     if wide.any():
-        values[wide] = _view(buf, "<f8", 8)[value_at[sel][wide]]
+        values[wide] = byte_view(buf, "<f8", 8)[value_at[sel][wide]]
     handled = np.zeros(count, dtype=bool)
     index = idx[sel]
     handled[index] = True
@@ -400,6 +330,6 @@ def extract_python(buf: bytes, starts: np.ndarray, lengths: np.ndarray) -> FastS
         tag_ids,
         kinds[sel],
         steps[sel].view(np.int64),
-        _view(buf, "<f8", 8)[s[sel] + wire.FIXED_WALL_TIME_AT].astype(np.float64),
+        byte_view(buf, "<f8", 8)[s[sel] + wire.FIXED_WALL_TIME_AT].astype(np.float64),
         values,
     )

@@ -426,7 +426,7 @@ static inline int read_varint(const unsigned char *b, Py_ssize_t pos, Py_ssize_t
     return 0;
 }
 
-/* The fast path's tag key (fastscalar._tag_ids): the tag's little-endian words, the last one
+/* The fast path's tag key (tag_groups.tag_ids): the tag's little-endian words, the last one
  * masked to the tag's length, folded by xor-multiply. Also the table's hash. */
 static inline uint64_t tag_key(const unsigned char *p, Py_ssize_t len) {
     uint64_t key = 0;

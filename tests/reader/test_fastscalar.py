@@ -81,17 +81,3 @@ def test_many_distinct_tags_in_one_window_are_told_apart():
     assert len(got.index) == len(evs)
     assert [got.tags[i] for i in got.tag_ids.tolist()] == [e.summary.value[0].tag for e in evs]
     assert got.values.tolist() == [e.summary.value[0].simple_value for e in evs]
-
-
-def test_grouping_falls_back_to_sorting_when_keys_share_a_slot():
-    from tbkit.reader import fastscalar
-
-    candidates = np.arange(1, 5000, dtype=np.uint64)  # more keys than slots: two must share one
-    slots = (candidates * np.uint64(0xD6E8FEB86659FD93)) >> np.uint64(64 - fastscalar._TABLE_BITS)
-    order = np.argsort(slots, kind="stable")
-    same = np.flatnonzero(slots[order][1:] == slots[order][:-1])[0]
-    a, b = candidates[order[same]], candidates[order[same + 1]]
-    key = np.array([a, b, a, b, np.uint64(0)], dtype=np.uint64)
-    first, inverse = fastscalar._groups(key)
-    assert len(first) == 3 and (key[first[inverse]] == key).all()
-    assert inverse[0] == inverse[2] != inverse[1] == inverse[3] != inverse[4]
