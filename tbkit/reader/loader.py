@@ -22,7 +22,7 @@ from google.protobuf.message import DecodeError
 from tbkit._memory import release_when_due
 from tbkit.errors import StorageError
 from tbkit.proto import event_pb2
-from tbkit.reader import fastscalar
+from tbkit.reader import fastscalar, tag_groups
 from tbkit.reader.events import FileState, Problem, RunData
 from tbkit.reader.pacing import pause
 from tbkit.reader.passed_over import load_passed_over
@@ -156,11 +156,10 @@ def _apply_records(
     if not slow:
         _apply_fast(run, state, fast, starts, base, 0, len(fast.index), deferring, lock)
         return
-    events: dict[int, event_pb2.Event] = {}  # slow records parsed already
     later: list[int] = []  # slow records passed over again, deferred without splitting the scalars
     ready = deferring and run.passed_over and run.start_time is not None
     if ready and not any(tag in run.passed_over for tag in fast.tags):  # else fast scalars are deferred too
-        slow, later = _passed_over_again(run, buf, starts, lengths, slow, events)
+        slow, later = _passed_over_again(run, buf, starts, lengths, slow)
     bounds = [*np.searchsorted(fast.index, slow).tolist(), len(fast.index)]
     lo = k = 0
     for i, hi in zip([*slow, None], bounds, strict=True):
@@ -176,47 +175,38 @@ def _apply_records(
             k = j
         if i is not None:
             a = int(starts[i])
-            event = events.pop(i, None)
-            if event is None:
-                try:
-                    event = event_pb2.Event.FromString(buf[a : a + int(lengths[i])])
-                except DecodeError as exc:
-                    run.problem(state.path, base + a - 12, f"undecodable event ({exc})")
-                    continue
+            try:
+                event = event_pb2.Event.FromString(buf[a : a + int(lengths[i])])
+            except DecodeError as exc:
+                run.problem(state.path, base + a - 12, f"undecodable event ({exc})")
+                continue
             run.apply_event(event, state, base + a - HEADER_SIZE)
 
 
 def _passed_over_again(
-    run: RunData,
-    buf: memoryview,
-    starts: np.ndarray,
-    lengths: np.ndarray,
-    slow: list[int],
-    events: dict[int, event_pb2.Event],
+    run: RunData, buf: memoryview, starts: np.ndarray, lengths: np.ndarray, slow: list[int]
 ) -> tuple[list[int], list[int]]:
     """``slow`` split into the records to apply and those :meth:`RunData.apply_event` would only
-    defer: summaries whose every value belongs to a tag passed over already (a ``scalars_only``
+    defer: events of one summary value whose tag was passed over already (a ``scalars_only``
     read of a mixed logdir: the histograms and images after each tag's first). Deferring those
     changes no series, so the fast scalars around them are applied in one go, not split at each
-    of them. The events parsed on the way are kept in ``events`` (an undecodable one is left to
-    the caller, which says so)."""
-    kept: list[int] = []
-    later: list[int] = []
+    of them. Their tags are found in place and grouped in bulk (:func:`fastscalar.peek_tags`,
+    :func:`tag_groups.tag_ids`): nothing is parsed. Any other record (several values, a tag
+    not passed over, one not valid UTF-8, another layout) is applied as before."""
+    picked = np.asarray(slow, dtype=np.intp)
+    ok, tag_pos, tag_len = fastscalar.peek_tags(buf, starts[picked], lengths[picked])
+    ok &= tag_pos + 8 * ((tag_len + 7) // 8) <= len(buf)  # the tag's last word is read whole
+    sel = np.flatnonzero(ok)
+    if not len(sel):
+        return slow, []
+    tags, ids, valid = tag_groups.tag_ids(buf, tag_pos[sel], tag_len[sel])
     passed, series = run.passed_over, run.series
-    for i in slow:
-        a = int(starts[i])
-        try:
-            event = event_pb2.Event.FromString(buf[a : a + int(lengths[i])])
-        except DecodeError:
-            kept.append(i)
-            continue
-        values = event.summary.value if event.WhichOneof("what") == "summary" else ()
-        if values and all(v.tag in passed and v.tag not in series for v in values):
-            later.append(i)
-        else:
-            kept.append(i)
-            events[i] = event
-    return kept, later
+    again = np.array([t in passed and t not in series for t in tags] + [False], dtype=bool)
+    deferred = np.zeros(len(slow), dtype=bool)
+    deferred[sel] = again[np.where(valid, ids, len(tags))]
+    if not deferred.any():
+        return slow, []
+    return picked[~deferred].tolist(), picked[deferred].tolist()
 
 
 def _apply_fast(

@@ -41,7 +41,9 @@ def groups(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return first, inverse.reshape(-1)
 
 
-def tag_ids(buf: bytes, tag_pos: np.ndarray, tag_len: np.ndarray) -> tuple[list[str], np.ndarray, np.ndarray]:
+def tag_ids(
+    buf: bytes | memoryview, tag_pos: np.ndarray, tag_len: np.ndarray
+) -> tuple[list[str], np.ndarray, np.ndarray]:
     """Distinct tags and each record's tag id (-1 where the tag is not valid UTF-8).
 
     Tags are compared as little-endian 8-byte words (the last one masked to the tag's
@@ -72,8 +74,8 @@ def tag_ids(buf: bytes, tag_pos: np.ndarray, tag_len: np.ndarray) -> tuple[list[
     return tags, ids, ids >= 0
 
 
-def _intern(buf: bytes, pos: int, length: int, tags: list[str], known: dict[bytes, int]) -> int:
-    raw = buf[pos : pos + length]
+def _intern(buf: bytes | memoryview, pos: int, length: int, tags: list[str], known: dict[bytes, int]) -> int:
+    raw = bytes(buf[pos : pos + length])  # hashable: a window may be a writable memoryview
     found = known.get(raw)
     if found is None:
         try:

@@ -9,9 +9,11 @@ import numpy as np
 import pytest
 
 import tbkit
+from tbkit.proto import event_pb2, histogram_pb2
 from tbkit.reader import loader, passed_over
 from tbkit.reader.events import RunData
 from tbkit.record import native
+from tests.reader._events import header, simple, start, write
 
 RNG = np.random.default_rng(5)
 
@@ -59,9 +61,7 @@ def test_passing_over_again_changes_nothing_a_read_gives(tmp_path, monkeypatch) 
     fast = tbkit.read(str(logdir))
     fast.scalars()
     deferred_fast = _deferred(fast)
-    monkeypatch.setattr(
-        loader, "_passed_over_again", lambda run, buf, starts, lengths, slow, events: (slow, [])
-    )
+    monkeypatch.setattr(loader, "_passed_over_again", lambda run, buf, starts, lengths, slow: (slow, []))
     plain = tbkit.read(str(logdir))
     plain.scalars()
     assert _deferred(plain) == deferred_fast
@@ -133,3 +133,34 @@ def test_the_runs_records_passed_over_are_applied_side_by_side(tmp_path, monkeyp
     for a, b in zip(paced.runs(), one.runs(), strict=True):
         assert sorted(a.series) == sorted(b.series) == ["acc", "bias", "loss", "note/text_summary", "weights"]
         assert [len(a.series[t]) for t in sorted(a.series)] == [len(b.series[t]) for t in sorted(b.series)]
+
+
+def _histogram(tag: str, step: int, extra: str | None = None) -> event_pb2.Event:
+    histo = histogram_pb2.HistogramProto(min=0.0, max=float(step + 1), num=3)
+    histo.bucket_limit.extend([0.5, float(step + 1)])
+    histo.bucket.extend([1.0, 2.0])
+    event = event_pb2.Event(step=step, wall_time=100.0 + step)
+    event.summary.value.add(tag=tag, histo=histo)
+    if extra is not None:  # a second value: such an event is applied, not deferred in bulk
+        event.summary.value.add(tag=extra, simple_value=float(step))
+    return event
+
+
+@pytest.mark.parametrize("window", [96, 256, 4096])
+def test_restarts_and_mixed_events_between_records_passed_over_again(tmp_path, monkeypatch, window) -> None:
+    events = [header()]
+    for step in range(12):
+        events += [simple("s", step, float(step)), _histogram("h", step), _histogram("g", step, "both")]
+        if step in (4, 9):
+            events.append(start(step - 2))  # a restart: replayed on the deferred tags' series
+    events.append(_histogram("h", 0))  # step 0: no step field, a layout the peek does not take
+    write(tmp_path / "run", events)
+    full = tbkit.read(str(tmp_path))
+    expected = (full.scalars(), full.histograms())
+    monkeypatch.setattr(loader, "WINDOW", window)  # many windows: the bulk deferral is taken
+    first = tbkit.read(str(tmp_path))
+    assert first.scalars().equals(expected[0])
+    got = first.histograms()
+    assert got[["run", "tag", "step"]].equals(expected[1][["run", "tag", "step"]])
+    assert all(np.array_equal(a, b) for a, b in zip(got["counts"], expected[1]["counts"], strict=True))
+    assert sorted(got.query("tag == 'h'")["step"].tolist()) == [0, 0, 1, 5, 6, 10, 11]  # restarts replayed

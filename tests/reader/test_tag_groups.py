@@ -28,3 +28,12 @@ def test_each_records_tag_gets_its_distinct_tags_id() -> None:
     assert valid.tolist() == [True] * 5 + [False]  # not UTF-8: left to the slow path
     assert [names[i] for i in ids[valid].tolist()] == [t.decode() for t in tags[:5]]
     assert sorted(names) == ["a/very/long/tag/name/over/16", "acc", "loss"]
+
+
+def test_a_window_that_is_a_writable_memoryview_gives_the_same_tags() -> None:
+    buf = b"lossaccloss" + bytes(8)
+    pos, lengths = np.array([0, 4, 7], dtype=np.int64), np.array([4, 3, 4], dtype=np.int64)
+    expected = tag_groups.tag_ids(buf, pos, lengths)
+    names, ids, valid = tag_groups.tag_ids(memoryview(bytearray(buf)), pos, lengths)  # as the loader reads
+    assert names == expected[0] and sorted(names) == ["acc", "loss"]
+    assert [names[i] for i in ids.tolist()] == ["loss", "acc", "loss"] and valid.all()
