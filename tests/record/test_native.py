@@ -15,8 +15,9 @@ from tbkit.proto import event_pb2, summary_pb2
 from tbkit.reader import fastscalar
 from tbkit.record import wire
 from tbkit.record.crc import crc32c_python, masked_crc32c
-from tbkit.record.framing import encode_record, encode_records
+from tbkit.record.framing import encode_records
 from tbkit.record.scan import scan_records
+from tests.record._damage import KINDS, damage
 from tests.record._paths import _native, extract_both, path, scan_both
 
 # -- CRC-32C ---------------------------------------------------------------------------------
@@ -182,21 +183,15 @@ def damaged(draw) -> bytes:
     items = draw(st.lists(st.binary(max_size=80), min_size=1, max_size=15))
     buf = bytearray(encode_records(items))
     for _ in range(draw(st.integers(1, 4))):
-        how = draw(st.sampled_from(["flip", "truncate", "insert", "huge", "zero", "record_inside"]))
+        how = draw(st.sampled_from([*KINDS, "huge", "zero"]))
         pos = draw(st.integers(0, len(buf)))
-        if how == "flip" and pos < len(buf):
-            buf[pos] ^= draw(st.integers(1, 255))
-        elif how == "truncate":
-            del buf[pos:]
-        elif how == "insert":
-            buf[pos:pos] = draw(st.binary(min_size=1, max_size=40))
-        elif how == "huge":  # a valid header announcing more bytes than any file holds
+        if how == "huge":  # a valid header announcing more bytes than any file holds
             length = struct.pack("<Q", draw(st.sampled_from([2**24, 2**31, 2**63 - 1, 2**64 - 1, 10**6])))
             buf[pos:pos] = length + struct.pack("<I", masked_crc32c(length))
         elif how == "zero":
             buf[pos:pos] = bytes(draw(st.integers(1, 40)))
-        else:  # a whole valid record inside garbage, to resync on
-            buf[pos:pos] = encode_record(draw(st.binary(max_size=20)))
+        else:
+            damage(draw, buf, how, pos, record=st.binary(max_size=20), insert_max=40)
         if not buf:
             buf = bytearray(b"\x01")
     return bytes(buf)

@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 from tbkit.proto import event_pb2, histogram_pb2, summary_pb2
 from tbkit.reader import fastscalar
-from tbkit.record.framing import encode_record, encode_records
+from tbkit.record.framing import encode_records
+from tests.record._damage import KINDS, damage
 from tests.record._paths import path, scan_extract_both
 from tests.record.test_native import _event, _value, scalar_events
 
@@ -48,16 +49,8 @@ def damaged_logs(draw) -> bytes:
     """Event records (scalars of many layouts, images, histograms, two-value summaries), damaged."""
     buf = bytearray(encode_records(draw(records)))
     for _ in range(draw(st.integers(0, 4))):
-        how = draw(st.sampled_from(["flip", "truncate", "insert", "record_inside"]))
-        pos = draw(st.integers(0, len(buf)))
-        if how == "flip" and pos < len(buf):
-            buf[pos] ^= draw(st.integers(1, 255))
-        elif how == "truncate":
-            del buf[pos:]
-        elif how == "insert":
-            buf[pos:pos] = draw(st.binary(min_size=1, max_size=30))
-        elif how == "record_inside":
-            buf[pos:pos] = encode_record(draw(st.one_of(scalar_events(), other_events)))
+        how, pos = draw(st.sampled_from(KINDS)), draw(st.integers(0, len(buf)))
+        damage(draw, buf, how, pos, record=st.one_of(scalar_events(), other_events), insert_max=30)
     return bytes(buf)
 
 

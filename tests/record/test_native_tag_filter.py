@@ -17,7 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tbkit.reader import fastscalar
-from tbkit.record.framing import encode_record, encode_records
+from tbkit.record.framing import encode_records
+from tests.record._damage import KINDS, damage
 from tests.record._paths import path, scan_extract_both
 from tests.record.test_native import _event, _packed, _value
 
@@ -80,16 +81,8 @@ def filtered_logs(draw) -> tuple[bytes, frozenset[str]]:
     """Scalar records of the pool's tags, some damaged, and the tags kept."""
     buf = bytearray(encode_records(draw(st.lists(tagged_records(), min_size=1, max_size=25))))
     for _ in range(draw(st.integers(0, 3))):
-        how = draw(st.sampled_from(["flip", "truncate", "insert", "record_inside"]))
-        pos = draw(st.integers(0, len(buf)))
-        if how == "flip" and pos < len(buf):
-            buf[pos] ^= draw(st.integers(1, 255))
-        elif how == "truncate":
-            del buf[pos:]
-        elif how == "insert":
-            buf[pos:pos] = draw(st.binary(min_size=1, max_size=20))
-        else:
-            buf[pos:pos] = encode_record(draw(tagged_records()))
+        how, pos = draw(st.sampled_from(KINDS)), draw(st.integers(0, len(buf)))
+        damage(draw, buf, how, pos, record=tagged_records(), insert_max=20)
     return bytes(buf), frozenset(draw(st.sets(st.sampled_from(POOL), max_size=6)))
 
 
