@@ -115,25 +115,22 @@ def _tensor_series(provider: DataProvider, plugin: Plugin) -> list[_Series]:
 def _columns_frame(series: list[_Series], build: Callable[..., Any] | None, columns: list[str]) -> Any:
     """The frame of one row per point from ``build(values)``'s columns of cells (None when
     there is no ``build``, no point, or ``build`` declines)."""
-    values = [value for s in series for value in s[4]]
-    if build is None or not values or any(len(s[2]) != len(s[4]) for s in series):
+    if build is None or any(len(s[2]) != len(s[4]) for s in series):
         return None
-    cells = build(values)
+    values = [value for s in series for value in s[4]]
+    cells = build(values) if values else None
     if cells is None or any(len(cells.get(name, ())) != len(values) for name in columns[4:]):
         return None
     lengths = [len(s[4]) for s in series]
-    data: dict[str, Any] = {}
-    for i, name in enumerate(("run", "tag")):
-        labels = [s[i] for s in series]
-        categories = sorted(set(labels))
-        code = {label: j for j, label in enumerate(categories)}
-        codes = np.repeat(np.array([code[x] for x in labels], dtype=np.int64), lengths)
-        data[name] = pandas().Categorical.from_codes(codes, categories=categories)
-    data["step"] = np.concatenate([s[2] for s in series]).astype(np.int64, copy=False)
-    data["wall_time"] = np.concatenate([s[3] for s in series]).astype(np.float64, copy=False)
+    data: dict[str, Any] = {
+        name: np.repeat(np.array([s[i] for s in series], dtype=object), lengths)
+        for i, name in enumerate(("run", "tag"))
+    }
+    data["step"] = np.concatenate([s[2] for s in series])
+    data["wall_time"] = np.concatenate([s[3] for s in series])
     for name in columns[4:]:
         data[name] = np.fromiter(cells[name], dtype=object, count=len(values))
-    return pandas().DataFrame(data, columns=columns)
+    return _conformed(pandas().DataFrame(data, columns=columns))
 
 
 def _tensor_point_rows(series: list[_Series], dec: Any) -> Iterator[tuple[str, str, int, float, list[Any]]]:
