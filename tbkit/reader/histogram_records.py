@@ -4,7 +4,7 @@ torch's ``add_histogram`` writes one event per histogram: a summary with one val
 tag and a legacy ``HistogramProto``. The core's ``histogram_events`` recognises that layout
 among a window's records (every byte checked) and migrates each such histogram straight from
 the record's bytes, as :func:`tbkit.plugins.histograms.decode.migrate` does on the parsed
-value, into one float64 block per call: no ``Event`` parse, no re-serialisation. Every other
+value, into one float32 block per call: no ``Event`` parse, no re-serialisation. Every other
 record (another layout, a histogram the core's migration declines) is left to the caller's
 protobuf path, so both give the same series, problems and offsets.
 
@@ -39,7 +39,7 @@ class HistogramRecords(NamedTuple):
         steps: Each decoded record's step.
         walls: Each decoded record's wall time.
         ends: Record ``i``'s rows are ``rows[ends[i - 1]:ends[i]]`` (``ends[-1]`` is 0).
-        rows: The ``[total, 3]`` float64 migrated rows of every decoded record.
+        rows: The ``[total, 3]`` float32 migrated rows of every decoded record.
     """
 
     tags: list[str]
@@ -90,5 +90,5 @@ def decode_histograms(
         np.frombuffer(steps, dtype=np.int64).tolist(),
         np.frombuffer(walls, dtype=np.float64).tolist(),
         np.frombuffer(ends, dtype=np.int64).tolist(),
-        np.frombuffer(rows, dtype=np.float64).reshape(-1, 3),
+        np.frombuffer(rows, dtype=np.float32).reshape(-1, 3),
     )

@@ -8,10 +8,10 @@
  *   09 <wall_time f64> [10 <step varint>] 2a <len> (0a <len> (0a <tag length> <tag> 2a <len> <histo>))
  * (one summary value holding a tag and a legacy HistogramProto, nothing else; the histogram in
  * a layout histo_walk handles; the tag valid UTF-8) is decoded: its tag id in `tags`, its step
- * and wall time, and its histogram migrated as migrate_histogram(histo, wide=True) does, into
- * rows[ends[i-1]:ends[i]] of one float64 [total, 3] block. Every other record gets id -1 (the
+ * and wall time, and its histogram migrated as migrate_histogram(histo) does, into
+ * rows[ends[i-1]:ends[i]] of one float32 [total, 3] block. Every other record gets id -1 (the
  * caller parses it with protobuf), as does one whose migration migrate_histogram declines.
- * ids are int32, steps and ends int64, walls and rows float64, as native-order bytearrays.
+ * ids are int32, steps and ends int64, walls float64 and rows float32, as native-order bytearrays.
  *
  * The byte work runs without the GIL; allocations are bounded by the buffer's size and the
  * number of records given (every bucket and limit takes 8 bytes of the buffer).
@@ -67,7 +67,7 @@ static int histo_event_at(const unsigned char *b, Py_ssize_t s, Py_ssize_t len, 
 /* The rows of the histogram of `ev` written at out (room for ev->buckets rows): how many, or -1
  * when migrate_histogram would decline it. limits/counts: scratch room for its values. */
 static Py_ssize_t histo_rows(const unsigned char *b, const histo_event *ev, double *limits, double *counts,
-                             double *out) {
+                             float *out) {
     double mn = 0.0, mx = 0.0;
     Py_ssize_t nl, nc;
     histo_walk(b + ev->at, ev->len, &mn, &mx, limits, &nl, counts, &nc);
@@ -88,12 +88,9 @@ static Py_ssize_t histo_rows(const unsigned char *b, const histo_event *ev, doub
     }
     Py_ssize_t k = last - first + 1;
     for (Py_ssize_t i = 0; i < k; i++) {
-        float left = (float)(i == 0 ? mn : limits[first + i - 1]); /* as migrate_histogram rounds */
-        float right = (float)(i == k - 1 ? mx : limits[first + i]);
-        float count = (float)counts[first + i];
-        out[3 * i] = (double)left;
-        out[3 * i + 1] = (double)right;
-        out[3 * i + 2] = (double)count;
+        out[3 * i] = (float)(i == 0 ? mn : limits[first + i - 1]); /* as migrate_histogram rounds */
+        out[3 * i + 1] = (float)(i == k - 1 ? mx : limits[first + i]);
+        out[3 * i + 2] = (float)counts[first + i];
     }
     return k;
 }
@@ -101,9 +98,9 @@ static Py_ssize_t histo_rows(const unsigned char *b, const histo_event *ev, doub
 PyDoc_STRVAR(histogram_events_doc,
              "histogram_events(buf, starts, lengths) -> (tags, ids, steps, walls, ends, rows)\n\n"
              "The single legacy-histogram events among the records at starts/lengths (int64) of buf,\n"
-             "decoded and migrated as migrate_histogram(histo, wide=True): ids (int32, -1 for a record\n"
+             "decoded and migrated as migrate_histogram(histo): ids (int32, -1 for a record\n"
              "left to protobuf) index tags; steps (int64), walls (float64); record i's rows are\n"
-             "rows[ends[i-1]:ends[i]] of the float64 [total, 3] rows (ends int64).");
+             "rows[ends[i-1]:ends[i]] of the float32 [total, 3] rows (ends int64).");
 
 static PyObject *py_histogram_events(PyObject *self, PyObject *args) {
     Py_buffer view;
@@ -207,7 +204,7 @@ static PyObject *py_histogram_events(PyObject *self, PyObject *args) {
             goto done;
         }
     }
-    rows = PyByteArray_FromStringAndSize(NULL, total * 24);
+    rows = PyByteArray_FromStringAndSize(NULL, total * 12);
     limits = (double *)malloc(sizeof(double) * (size_t)most_limits);
     counts = (double *)malloc(sizeof(double) * (size_t)most_buckets);
     if (!rows || !limits || !counts) {
@@ -216,7 +213,7 @@ static PyObject *py_histogram_events(PyObject *self, PyObject *args) {
         }
         goto done;
     }
-    double *out = (double *)PyByteArray_AS_STRING(rows);
+    float *out = (float *)PyByteArray_AS_STRING(rows);
     Py_ssize_t pos = 0;
     Py_BEGIN_ALLOW_THREADS;
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -234,7 +231,7 @@ static PyObject *py_histogram_events(PyObject *self, PyObject *args) {
         end_out[i] = (int64_t)pos;
     }
     Py_END_ALLOW_THREADS;
-    if (pos < total && PyByteArray_Resize(rows, pos * 24) < 0) {
+    if (pos < total && PyByteArray_Resize(rows, pos * 12) < 0) {
         goto done;
     }
     result = PyTuple_Pack(6, tags, ids, steps, walls, ends, rows);

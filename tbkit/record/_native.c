@@ -10,9 +10,9 @@
  *                               the preallocated arrays; returns (count, tags).
  *   encode_scalars(items, tails) the writer's batch of simple_value scalars as framed records,
  *                               as writer._scalars.ScalarBatchEncoder.encode.
- *   migrate_histogram(data[, wide])  a serialized legacy HistogramProto as the [k, 3] float32
- *                               rows of histograms.decode.migrate_histogram (wide: the same
- *                               values as float64), or None for a layout left to protobuf.
+ *   migrate_histogram(data)      a serialized legacy HistogramProto as the [k, 3] float32
+ *                               rows of histograms.decode.migrate_histogram, or None for a
+ *                               layout left to protobuf.
  *
  * CRC-32C runs on the SSE4.2 crc32 instruction when the CPU has it (detected at import),
  * else on a slice-by-8 table. The byte work runs with the GIL released. Nothing is
@@ -1400,17 +1400,14 @@ static int histo_walk(const unsigned char *b, Py_ssize_t n, double *mn, double *
 }
 
 PyDoc_STRVAR(migrate_histogram_doc,
-             "migrate_histogram(data, wide=False) -> bytearray | None\n\n"
+             "migrate_histogram(data) -> bytearray | None\n\n"
              "A serialized HistogramProto migrated as histograms.decode.migrate_histogram does: the\n"
              "[k, 3] float32 rows (left, right, count) as native-order bytes, or None when the bytes\n"
-             "are not in a layout handled here (the caller then parses them with protobuf). With\n"
-             "wide, the same float32-rounded values widened to float64 (the stored histogram, with\n"
-             "no second copy to widen it).");
+             "are not in a layout handled here (the caller then parses them with protobuf).");
 
 static PyObject *py_migrate_histogram(PyObject *self, PyObject *args) {
     Py_buffer view;
-    int wide = 0;
-    if (!PyArg_ParseTuple(args, "y*|p:migrate_histogram", &view, &wide)) {
+    if (!PyArg_ParseTuple(args, "y*:migrate_histogram", &view)) {
         return NULL;
     }
     const unsigned char *b = (const unsigned char *)view.buf;
@@ -1447,20 +1444,8 @@ static PyObject *py_migrate_histogram(PyObject *self, PyObject *args) {
         goto fallback;
     }
     Py_ssize_t k = last - first + 1;
-    result = PyByteArray_FromStringAndSize(NULL, k * 3 * (Py_ssize_t)(wide ? sizeof(double) : sizeof(float)));
+    result = PyByteArray_FromStringAndSize(NULL, k * 3 * (Py_ssize_t)sizeof(float));
     if (!result) {
-        goto done;
-    }
-    if (wide) { /* each value rounded to float32 first: the same numbers as the narrow rows widened */
-        double *out = (double *)PyByteArray_AS_STRING(result);
-        for (Py_ssize_t i = 0; i < k; i++) {
-            float left = (float)(i == 0 ? mn : limits[first + i - 1]);
-            float right = (float)(i == k - 1 ? mx : limits[first + i]);
-            float count = (float)counts[first + i];
-            out[3 * i] = (double)left;
-            out[3 * i + 1] = (double)right;
-            out[3 * i + 2] = (double)count;
-        }
         goto done;
     }
     float *out = (float *)PyByteArray_AS_STRING(result);

@@ -33,7 +33,7 @@ def test_each_histogram_event_is_decoded_as_protobuf_and_migrate_decode_it(tmp_p
     steps = np.frombuffer(steps, dtype=np.int64)
     walls = np.frombuffer(walls, dtype=np.float64)
     ends = np.frombuffer(ends, dtype=np.int64)
-    rows = np.frombuffer(rows, dtype=np.float64).reshape(-1, 3)
+    rows = np.frombuffer(rows, dtype=np.float32).reshape(-1, 3)
     assert len(ids) == len(starts)
     decoded = 0
     for i, (s, n) in enumerate(zip(starts.tolist(), lengths.tolist(), strict=True)):

@@ -29,8 +29,8 @@ def frame_columns(values: Sequence[np.ndarray]) -> dict[str, list[np.ndarray]] |
 
     The cells are views of fresh blocks, one per column for each run of consecutive points
     that fits in :data:`BLOCK` doubles (a bigger point has blocks of its own). Every point
-    must be a float64 ``[k, 3]`` array (what the reader stores); None when one is not, so
-    that the caller builds the rows point by point as before.
+    must be a float32 or float64 ``[k, 3]`` array (what the reader stores); None when one is
+    not, so that the caller builds the rows point by point as before.
 
     Example:
         >>> cells = frame_columns([np.array([[0.0, 1.0, 2.0], [1.0, 3.0, 4.0]]), np.zeros((0, 3))])
@@ -86,7 +86,7 @@ def _fill(
 def _is_buckets(value: object) -> bool:
     return (
         isinstance(value, np.ndarray)
-        and value.dtype == np.float64
+        and value.dtype in (np.float32, np.float64)
         and value.ndim == 2
         and value.shape[1] == 3
     )

@@ -117,15 +117,15 @@ def test_only_empty_histograms() -> None:
 @pytest.mark.parametrize(
     "odd",
     [
-        np.ones((2, 3), dtype=np.float32),
+        np.ones((2, 3), dtype=np.float16),
         np.ones((2, 3), dtype=np.int64),
         np.ones(3),
         np.ones((2, 4)),
         [[1.0, 2.0, 3.0]],
     ],
-    ids=["float32", "int64", "1-d", "four-columns", "list"],
+    ids=["float16", "int64", "1-d", "four-columns", "list"],
 )
-def test_a_point_not_float64_buckets_leaves_the_rows_point_by_point(odd: object) -> None:
+def test_a_point_not_float_buckets_leaves_the_rows_point_by_point(odd: object) -> None:
     assert decode.frame_columns([np.ones((2, 3)), odd]) is None  # type: ignore[list-item]
 
 
@@ -135,7 +135,8 @@ def test_a_provider_holding_other_arrays_gets_the_point_by_point_frame(
     points = [(0, 1.0, np.array([[0, 1, 2], [1, 2, 3]], dtype=np.int64)), (1, 2.0, np.ones((1, 3)))]
     provider = InMemoryProvider({"r": {"h": {"plugin": "histograms", "points": points}}})
     ours = kind_frame(provider, PLUGIN)
-    assert ours["counts"].iloc[0].dtype == np.int64  # as rows() leaves it
+    assert ours["counts"].iloc[0].dtype == np.float64  # rows() gives float64 cells of any stored dtype
+    assert ours["counts"].iloc[0].tolist() == [2.0, 3.0]
     theirs = _point_by_point(provider, monkeypatch)
     pd.testing.assert_frame_equal(ours.iloc[:, :4], theirs.iloc[:, :4])
     for a, b in zip(ours["counts"], theirs["counts"], strict=True):
@@ -195,6 +196,24 @@ def test_points_past_a_block_go_to_the_next_and_a_big_point_gets_blocks_of_its_o
         np.testing.assert_array_equal(cells["edges"][i], row["edges"])
         np.testing.assert_array_equal(cells["counts"][i], row["counts"])
         assert cells["edges"][i].dtype == cells["counts"][i].dtype == np.float64
+
+
+def test_float32_points_give_the_float64_cells_of_their_rows() -> None:
+    """The reader stores migrated legacy histograms as float32: their cells are widened."""
+    stored = [
+        np.array([[0.1, 0.2, 3.0], [0.2, 0.7, 1.0]], dtype=np.float32),
+        np.zeros((0, 3), dtype=np.float32),
+        np.array([[-1.5, 2.5, 4.0]]),
+    ]
+    cells = decode.frame_columns(stored)
+    assert cells is not None
+    for i, value in enumerate(stored):
+        (row,) = decode.rows(value)
+        assert cells["edges"][i].dtype == row["edges"].dtype == np.float64
+        assert cells["counts"][i].dtype == row["counts"].dtype == np.float64
+        assert cells["edges"][i].tolist() == row["edges"].tolist()
+        assert cells["counts"][i].tolist() == row["counts"].tolist()
+    assert cells["edges"][0].tolist() == [float(np.float32(v)) for v in (0.1, 0.2, 0.7)]
 
 
 def test_no_point_gives_no_cells() -> None:
