@@ -256,3 +256,78 @@ done:
     PyBuffer_Release(&view);
     return result;
 }
+
+/*
+ * histogram_cells(values, edges, counts) -> bool
+ *
+ * The histograms frame's cells of many stored points at once (plugins/histograms/columns.py):
+ * each value a C-contiguous float32 or float64 [k, 3] array (left, right, count); its k counts
+ * go next in counts, and its k lefts then its last right next in edges (nothing for k = 0),
+ * both writable float64 buffers holding exactly that many. False (nothing promised about the
+ * buffers) as soon as a value is not such an array, or the sizes do not add up.
+ */
+PyDoc_STRVAR(histogram_cells_doc,
+             "histogram_cells(values, edges, counts) -> bool\n\n"
+             "Fill the float64 buffers edges and counts with each [k, 3] float32 or float64 value's\n"
+             "k lefts and last right, and its k counts, one value after another; False when a value\n"
+             "is not such an array or the buffers' sizes do not match.");
+
+static PyObject *py_histogram_cells(PyObject *self, PyObject *args) {
+    PyObject *values;
+    Py_buffer edges, counts;
+    if (!PyArg_ParseTuple(args, "Ow*w*:histogram_cells", &values, &edges, &counts)) {
+        return NULL;
+    }
+    PyObject *seq = PySequence_Fast(values, "values must be a sequence");
+    int ok = seq != NULL && edges.len % 8 == 0 && counts.len % 8 == 0;
+    Py_ssize_t n = ok ? PySequence_Fast_GET_SIZE(seq) : 0;
+    double *e = (double *)edges.buf, *c = (double *)counts.buf;
+    Py_ssize_t e_room = edges.len / 8, c_room = counts.len / 8, ea = 0, ca = 0;
+    for (Py_ssize_t i = 0; ok && i < n; i++) {
+        Py_buffer v;
+        if (PyObject_GetBuffer(PySequence_Fast_GET_ITEM(seq, i), &v, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+            PyErr_Clear();
+            ok = 0;
+            break;
+        }
+        int single = v.format != NULL && strcmp(v.format, "f") == 0 && v.itemsize == 4;
+        int twice = v.format != NULL && strcmp(v.format, "d") == 0 && v.itemsize == 8;
+        Py_ssize_t k = v.ndim == 2 ? v.shape[0] : -1;
+        if ((!single && !twice) || k < 0 || v.shape[1] != 3 || ca + k > c_room ||
+            ea + (k ? k + 1 : 0) > e_room) {
+            PyBuffer_Release(&v);
+            ok = 0;
+            break;
+        }
+        if (single) {
+            const float *p = (const float *)v.buf;
+            for (Py_ssize_t j = 0; j < k; j++) {
+                e[ea + j] = (double)p[3 * j];
+                c[ca + j] = (double)p[3 * j + 2];
+            }
+            if (k) {
+                e[ea + k] = (double)p[3 * k - 2];
+            }
+        } else {
+            const double *p = (const double *)v.buf;
+            for (Py_ssize_t j = 0; j < k; j++) {
+                e[ea + j] = p[3 * j];
+                c[ca + j] = p[3 * j + 2];
+            }
+            if (k) {
+                e[ea + k] = p[3 * k - 2];
+            }
+        }
+        ea += k ? k + 1 : 0;
+        ca += k;
+        PyBuffer_Release(&v);
+    }
+    ok = ok && ea == e_room && ca == c_room;
+    Py_XDECREF(seq);
+    PyBuffer_Release(&edges);
+    PyBuffer_Release(&counts);
+    if (PyErr_Occurred()) {
+        return NULL;
+    }
+    return PyBool_FromLong(ok);
+}

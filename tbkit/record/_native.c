@@ -1606,7 +1606,7 @@ done:
     return result;
 }
 
-#include "_histograms.c" /* legacy-histogram events in bulk (histogram_events) */
+#include "_histograms.c" /* legacy histograms in bulk (histogram_events, histogram_cells) */
 
 /* -- the module ------------------------------------------------------------------------ */
 
@@ -1619,6 +1619,7 @@ static PyMethodDef methods[] = {
     {"migrate_histogram", py_migrate_histogram, METH_VARARGS, migrate_histogram_doc},
     {"encode_scalars", py_encode_scalars, METH_VARARGS, encode_scalars_doc},
     {"histogram_events", py_histogram_events, METH_VARARGS, histogram_events_doc},
+    {"histogram_cells", py_histogram_cells, METH_VARARGS, histogram_cells_doc},
     {NULL, NULL, 0, NULL},
 };
 

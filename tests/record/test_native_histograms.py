@@ -57,3 +57,42 @@ def test_records_cut_short_are_left_to_protobuf(tmp_path) -> None:
     cut = np.maximum(lengths - 7, 0)  # every record cut inside its payload
     ids = np.frombuffer(core.histogram_events(data, starts, cut)[1], dtype=np.int32)
     assert (ids == -1).all()
+
+
+def _points() -> list[np.ndarray]:
+    rng = np.random.default_rng(5)
+    points = [rng.normal(size=(k, 3)) for k in (4, 0, 1, 7)]
+    return [p.astype(np.float32) if i % 2 else p for i, p in enumerate(points)]
+
+
+def _cells_in_numpy(points: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    edges = [np.r_[p[:, 0], p[-1, 1]] for p in points if len(p)]
+    counts = np.concatenate([p[:, 2] for p in points])
+    return np.concatenate(edges).astype(np.float64), counts.astype(np.float64)
+
+
+def test_histogram_cells_are_each_points_lefts_last_right_and_counts_widened() -> None:
+    points = _points()
+    want_edges, want_counts = _cells_in_numpy(points)
+    edges, counts = np.full(len(want_edges), np.nan), np.full(len(want_counts), np.nan)
+    assert core.histogram_cells(points, edges, counts) is True
+    assert edges.tobytes() == want_edges.tobytes() and counts.tobytes() == want_counts.tobytes()
+
+
+def test_histogram_cells_refuse_what_they_cannot_fill() -> None:
+    points = _points()
+    want_edges, want_counts = _cells_in_numpy(points)
+    edges, counts = np.empty(len(want_edges)), np.empty(len(want_counts))
+    odd = [
+        [np.ones((2, 3), dtype=np.float16)],  # another dtype
+        [np.ones((2, 3), dtype=">f8")],  # another byte order
+        [np.ones((3, 2)).T],  # not C-contiguous
+        [np.ones((2, 4))],  # four columns
+        [np.ones(6)],  # one dimension
+        [b"123456789012"],  # bytes, no float format
+        points[:-1],  # the buffers are bigger than the points
+        [*points, np.ones((1, 3))],  # the buffers are too small
+    ]
+    for values in odd:
+        assert core.histogram_cells(values, edges, counts) is False, values
+    assert core.histogram_cells([], np.empty(0), np.empty(0)) is True

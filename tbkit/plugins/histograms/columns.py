@@ -13,6 +13,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from tbkit.record import native
+
 __all__ = ["frame_columns"]
 
 
@@ -66,21 +68,34 @@ def _fill(
     edge_cells: list[np.ndarray],
     count_cells: list[np.ndarray],
 ) -> None:
-    """Copy ``values``' counts and edges into one fresh block each, appending each point's views."""
+    """Copy ``values``' counts and edges into one fresh block each (on the compiled core when it
+    is selected), appending each point's views."""
     counts = np.empty(sum(sizes), dtype=np.float64)
     edges = np.empty(sum(sizes) + sum(1 for k in sizes if k), dtype=np.float64)
+    core = native.core()
+    if core is None or not core.histogram_cells(values, edges, counts):
+        _copy(values, sizes, edges, counts)
     at = edge_at = 0
-    # Slice by slice: one np.concatenate of 40,000 strided pieces was 1.5-3x slower here.
-    for value, k in zip(values, sizes, strict=True):
+    for k in sizes:
         span = k + 1 if k else 0
-        if k:
-            counts[at : at + k] = value[:, 2]
-            edges[edge_at : edge_at + k] = value[:, 0]
-            edges[edge_at + k] = value[k - 1, 1]
         count_cells.append(counts[at : at + k])
         edge_cells.append(edges[edge_at : edge_at + span])
         at += k
         edge_at += span
+
+
+def _copy(values: Sequence[np.ndarray], sizes: list[int], edges: np.ndarray, counts: np.ndarray) -> None:
+    """What the compiled ``histogram_cells`` does, in NumPy: each point's counts, then its lefts
+    and last right, one point after another."""
+    at = edge_at = 0
+    # Slice by slice: one np.concatenate of 40,000 strided pieces was 1.5-3x slower here.
+    for value, k in zip(values, sizes, strict=True):
+        if k:
+            counts[at : at + k] = value[:, 2]
+            edges[edge_at : edge_at + k] = value[:, 0]
+            edges[edge_at + k] = value[k - 1, 1]
+        at += k
+        edge_at += k + 1 if k else 0
 
 
 def _is_buckets(value: object) -> bool:
