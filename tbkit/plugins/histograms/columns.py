@@ -39,12 +39,14 @@ def frame_columns(values: Sequence[np.ndarray]) -> dict[str, list[np.ndarray]] |
         >>> [c.tolist() for c in cells["edges"]], [c.tolist() for c in cells["counts"]]
         ([[0.0, 1.0, 3.0], []], [[2.0, 4.0], []])
     """
-    if not all(_is_buckets(v) for v in values):
+    try:
+        sizes = [len(v) for v in values]
+    except TypeError:  # a value without a length is no [k, 3] array
         return None
-    sizes = [len(v) for v in values]
     cells: dict[str, list[np.ndarray]] = {"edges": [], "counts": []}
     for start, stop in _groups(sizes):
-        _fill(values[start:stop], sizes[start:stop], cells["edges"], cells["counts"])
+        if not _fill(values[start:stop], sizes[start:stop], cells["edges"], cells["counts"]):
+            return None
     return cells
 
 
@@ -67,13 +69,16 @@ def _fill(
     sizes: list[int],
     edge_cells: list[np.ndarray],
     count_cells: list[np.ndarray],
-) -> None:
+) -> bool:
     """Copy ``values``' counts and edges into one fresh block each (on the compiled core when it
-    is selected), appending each point's views."""
+    is selected, which checks each point), appending each point's views; False when a point
+    is not float32 or float64 ``[k, 3]`` buckets."""
     counts = np.empty(sum(sizes), dtype=np.float64)
     edges = np.empty(sum(sizes) + sum(1 for k in sizes if k), dtype=np.float64)
     core = native.core()
     if core is None or not core.histogram_cells(values, edges, counts):
+        if not all(_is_buckets(v) for v in values):  # else one the core does not take, e.g. strided
+            return False
         _copy(values, sizes, edges, counts)
     at = edge_at = 0
     for k in sizes:
@@ -82,6 +87,7 @@ def _fill(
         edge_cells.append(edges[edge_at : edge_at + span])
         at += k
         edge_at += span
+    return True
 
 
 def _copy(values: Sequence[np.ndarray], sizes: list[int], edges: np.ndarray, counts: np.ndarray) -> None:

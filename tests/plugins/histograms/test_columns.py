@@ -218,3 +218,14 @@ def test_float32_points_give_the_float64_cells_of_their_rows() -> None:
 
 def test_no_point_gives_no_cells() -> None:
     assert decode.frame_columns([]) == {"edges": [], "counts": []}
+
+
+def test_a_strided_point_the_core_refuses_is_filled_in_numpy() -> None:
+    base = np.arange(24, dtype=np.float64).reshape(8, 3)
+    stored = [base[::2], base[1:3]]  # every other bucket: float64 [4, 3], not C-contiguous
+    cells = decode.frame_columns(stored)
+    assert cells is not None
+    for i, value in enumerate(stored):
+        (row,) = decode.rows(value)
+        assert cells["edges"][i].tolist() == row["edges"].tolist()
+        assert cells["counts"][i].tolist() == row["counts"].tolist()
