@@ -4,8 +4,9 @@ The logdir is bench/read.py's R (2,000 runs x 5 tags x 100 steps, 1M scalars, wr
 tbkit's ``SummaryWriter`` and cached under ``--cache``). Timed, each ``--repeat`` times (the
 median is printed):
 
-* one process: ``tbkit.read(logdir).scalars()`` in a fresh subprocess (its import of tbkit
-  before the clock starts), the whole frame in memory;
+* one process: ``tbkit.read(logdir).scalars()`` in a fresh subprocess (its imports of pandas
+  and tbkit, and the compiled core's load, before the clock starts, as in bench/read.py: the
+  Dask caller has them too), the whole frame in memory;
 * Dask: ``tbkit.read_dask(logdir).compute()`` on a ``dask.distributed`` ``LocalCluster``
   (``n_workers=2, threads_per_worker=1``, worker processes, 127.0.0.1), the cluster started and
   its workers warmed before the clock starts (each has read one run: imports and first calls;
@@ -15,6 +16,9 @@ median is printed):
   default (runs grouped by bytes, at least one partition a worker thread: 2 here) unless
   ``--runs-per-partition`` says otherwise.
 
+With ``--groupby`` both sides compute each tag's mean value instead (``groupby("tag")`` of the
+frame; Dask's on the cluster, so that only the five means come back to the caller).
+
 The two are timed alternately (one process, then Dask, ``--repeat`` times), so that both meet
 the machine's load alike. Both frames are checked equal (row count and the sum of values)
 before the ratio is printed, with each side's times and the machine's load average (1 minute)
@@ -22,7 +26,7 @@ before and after: with other work on the cores, neither side's figure means much
 
 Usage::
 
-    python bench/dask_read.py [--cache DIR] [--repeat 3] [--runs-per-partition N]
+    python bench/dask_read.py [--cache DIR] [--repeat 3] [--runs-per-partition N] [--groupby]
 """
 
 from __future__ import annotations
@@ -41,17 +45,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 ONE_PROCESS = """
 import json, sys, time
+import pandas  # imported before the clock, as the Dask caller has it
 import tbkit
+from tbkit.record import native
+native.core()  # the compiled core loaded, as bench/read.py does
 t0 = time.perf_counter()
 frame = tbkit.read(sys.argv[1]).scalars()
+if sys.argv[2] == "groupby":
+    frame = frame.groupby("tag", observed=True)["value"].mean().reset_index()
 seconds = time.perf_counter() - t0
 print(json.dumps({"seconds": seconds, "rows": len(frame), "sum": float(frame["value"].sum())}))
 """
 
 
-def one_process(logdir: Path) -> dict:
+def one_process(logdir: Path, what: str) -> dict:
     out = subprocess.run(
-        [sys.executable, "-c", ONE_PROCESS, str(logdir)], capture_output=True, text=True, check=True
+        [sys.executable, "-c", ONE_PROCESS, str(logdir), what], capture_output=True, text=True, check=True
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -62,11 +71,21 @@ def _warm(logdir: str) -> None:
     tbkit.read(logdir, runs=["run_00"]).scalars()
 
 
+def _mean_by_tag(frame: object) -> object:
+    """Each tag's mean value, as the one-process side computes it (a lazy Dask frame here)."""
+    return frame.groupby("tag", observed=True)["value"].mean().reset_index()  # type: ignore[attr-defined]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cache", default=os.path.join(tempfile.gettempdir(), "tbkit-bench"))
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--runs-per-partition", type=int, default=None)
+    parser.add_argument(
+        "--groupby",
+        action="store_true",
+        help="both sides compute each tag's mean value instead of the whole frame (Dask: on the cluster)",
+    )
     args = parser.parse_args()
 
     from read import ensure_logdir  # bench/read.py's cached logdirs
@@ -84,13 +103,15 @@ def main() -> None:
     try:
         client.run(_warm, str(logdir))  # each worker has read a run (imports, first calls) before the clock
         # and a partition each through Dask: the caller and both workers have imported what it needs
-        tbkit.read_dask(str(logdir), runs=["run_00", "run_01"], runs_per_partition=1).compute()
+        warm = tbkit.read_dask(str(logdir), runs=["run_00", "run_01"], runs_per_partition=1)
+        (_mean_by_tag(warm) if args.groupby else warm).compute()
+        what = "groupby" if args.groupby else "frame"
         singles, times, frame = [], [], None
         for _ in range(args.repeat):  # alternately, so that both meet the machine's load alike
-            singles.append(one_process(logdir))
+            singles.append(one_process(logdir, what))
             t0 = time.perf_counter()
             dask_frame = tbkit.read_dask(str(logdir), runs_per_partition=args.runs_per_partition)
-            frame = dask_frame.compute()
+            frame = (_mean_by_tag(dask_frame) if args.groupby else dask_frame).compute()
             times.append(time.perf_counter() - t0)
         partitions = dask_frame.npartitions
     finally:
@@ -103,10 +124,12 @@ def main() -> None:
     ):
         raise SystemExit(f"the frames differ: {len(frame)} rows against {singles[0]['rows']}")
     distributed_s = statistics.median(times)
+    result = "each tag's mean value" if args.groupby else "the whole frame"
     print(
-        f"logdir R: 2,000 runs x 5 tags x 100 steps ({singles[0]['rows']:,} scalars), median of {args.repeat}"
+        f"logdir R: 2,000 runs x 5 tags x 100 steps (1,000,000 scalars), median of {args.repeat};"
+        f" {result} ({len(frame):,} rows)"
     )
-    print(f"one process, tbkit.read().scalars():              {single:6.2f} s")
+    print(f"one process, tbkit.read().scalars(){'.groupby()' if args.groupby else ''}: {single:6.2f} s")
     print(f"Dask, 2 workers x 1 thread, {partitions} partitions:        {distributed_s:6.2f} s")
     print(f"one process / Dask: {single / distributed_s:.2f}x")
     print("times, one process:", " ".join(f"{s['seconds']:.2f}" for s in singles))
