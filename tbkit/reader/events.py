@@ -16,9 +16,9 @@ decoded by the fast path. Both follow the same rules:
 A run read with ``scalars_only`` keeps its scalar series alone: a tag whose first value is
 of another kind (by its metadata or legacy field) is passed over without being decoded, and
 so are run graphs; the records holding them are remembered by offset (:attr:`RunData.deferred`,
-with the restarts seen before each), and :func:`tbkit.reader.loader.load_passed_over` applies
-them later, replaying those restarts on their series: the run then holds what a full read
-gives. Everything else (restarts, purges, start time) follows the same rules.
+with the restarts seen before each), and :func:`tbkit.reader.passed_over.load_passed_over`
+applies them later, replaying those restarts on their series: the run then holds what a full
+read gives. Everything else (restarts, purges, start time) follows the same rules.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from tbkit.errors import TbkitError
 from tbkit.plugins import registry
 from tbkit.proto import event_pb2, summary_pb2
 from tbkit.provider import DataClass
+from tbkit.reader.file_state import FileState, Problem
 from tbkit.reader.series import SeriesData, SeriesMeta
 
 __all__ = ["FileState", "Problem", "RunData"]
@@ -44,28 +45,6 @@ _DATA_CLASSES = {
 }
 _GRAPH_TAG = "__run_graph__"
 _SIMPLE_METAS: dict[tuple[str, str], SeriesMeta] = {}  # simple_value's series metadata, by owner
-
-
-@dataclass(frozen=True)
-class Problem:
-    """Something that could not be read: where, and why."""
-
-    run: str
-    path: str
-    offset: int | None
-    reason: str
-
-
-@dataclass
-class FileState:
-    """How far one event file has been read, and what it told about itself."""
-
-    path: str
-    offset: int = 0
-    resyncing: bool = False
-    modern: bool = False  # a file_version record was seen: SessionLog rules, not the legacy one
-    tail: Problem | None = None  # an incomplete last record, pending until more bytes come
-    seen: int = -1  # the file's size when it was last read to its end (-1: never)
 
 
 @dataclass
@@ -200,13 +179,17 @@ class RunData:
         elif what in ("graph_def", "tagged_run_metadata"):
             self._apply_other(event, what, state)
 
-    def apply_histogram(self, tag: str, step: int, wall: float, rows: np.ndarray, state: FileState) -> None:
+    def apply_histogram(
+        self, tag: str, step: int, wall: float, rows: np.ndarray, state: FileState
+    ) -> SeriesData | None:
         """:meth:`apply_passed_over` of a deferred event holding one legacy histogram value and
         nothing else, given its tag, step, wall time and migrated ``[k, 3]`` rows (decoded in
-        bulk by :mod:`tbkit.reader.histogram_records`)."""
+        bulk by :mod:`tbkit.reader.histogram_records`). Returns the series that took the
+        point, whose next points :meth:`add_point` may add (None: it took none)."""
         self.generation += 1
         if tag in self.passed_over and self.wants(tag):
-            self._store(tag, rows, registry.legacy_decoder("histo"), None, step, wall, state)
+            return self._store(tag, rows, registry.legacy_decoder("histo"), None, step, wall, state)
+        return None
 
     def purge_passed_over(self, step: int) -> None:
         """A restart replayed for the series of passed-over tags (the others had it when it came)."""
@@ -242,7 +225,7 @@ class RunData:
         except ValueError as exc:
             self.problem(state.path, None, f"tag {tag!r} at step {event.step}: {exc}")
             return
-        self._add_point(series, event.step, event.wall_time, stored, state)
+        self.add_point(series, event.step, event.wall_time, stored, state)
 
     @staticmethod
     def _meta_of(value: summary_pb2.Summary.Value | None, legacy: object | None) -> SeriesMeta:
@@ -305,13 +288,14 @@ class RunData:
         step: int,
         wall: float,
         state: FileState,
-    ) -> None:
-        """Add the decoded ``array`` of ``value`` (None: a legacy value without metadata) to its series."""
+    ) -> SeriesData | None:
+        """Add the decoded ``array`` of ``value`` (None: a legacy value without metadata) to its
+        series; returns that series (None: no point added)."""
         series = self.series.get(tag)
         if series is None:
             series = self.series_for(tag, self._meta_of(value, legacy), state.path)
         if series.refused:
-            return
+            return None
         dec = registry.decoder(series.meta.plugin_name)
         try:
             stored = dec.decode(array) if dec is not None else array
@@ -319,10 +303,12 @@ class RunData:
                 stored = float(np.asarray(array).reshape(-1)[0])
         except (ValueError, IndexError, TypeError) as exc:
             self.problem(state.path, None, f"tag {tag!r} at step {step}: {exc}")
-            return
-        self._add_point(series, step, wall, stored, state)
+            return None
+        self.add_point(series, step, wall, stored, state)
+        return series
 
-    def _add_point(self, series: SeriesData, step: int, wall: float, value: object, state: FileState) -> None:
+    def add_point(self, series: SeriesData, step: int, wall: float, value: object, state: FileState) -> None:
+        """Add a decoded point to ``series`` (one of this run's) as read from ``state``'s file."""
         if not state.modern and self.purge_orphaned_data:
             last = series.last_step()
             if last is not None and step < last:
@@ -386,13 +372,13 @@ class RunData:
                 except ValueError as exc:
                     self.problem(state.path, None, f"tag {tag!r} at step {s}: {exc}")
                     continue
-                self._add_point(series, s, w, stored, state)
+                self.add_point(series, s, w, stored, state)
             return
         if not state.modern and self.purge_orphaned_data:
             last = series.last_step()
             previous = np.concatenate([[steps[0] if last is None else last], steps[:-1]])
             if (steps < previous).any():
                 for s, w, v in zip(steps.tolist(), walls.tolist(), values.tolist(), strict=True):
-                    self._add_point(series, s, w, v, state)
+                    self.add_point(series, s, w, v, state)
                 return
         series.add_block(steps, walls, values)

@@ -17,9 +17,13 @@ from google.protobuf.message import DecodeError
 
 from tbkit._memory import release_when_due
 from tbkit.errors import StorageError
+from tbkit.plugins import registry
+from tbkit.plugins.guarded import GuardedDecoder
 from tbkit.proto import event_pb2
 from tbkit.reader.events import RunData
-from tbkit.reader.histogram_records import decode_histograms
+from tbkit.reader.file_state import FileState
+from tbkit.reader.histogram_records import HistogramRecords, decode_histograms
+from tbkit.reader.series import SeriesData
 from tbkit.record import storage
 from tbkit.record.framing import HEADER_SIZE, Status, parse_record
 from tbkit.record.scan import scan_records
@@ -95,11 +99,19 @@ def _apply_batch(
     fast = decode_histograms(data, picked_starts, picked_lengths)
     ids = fast.ids if fast is not None else [-1] * len(offsets)
     state = run.files[path]
+    # A tag's first histogram goes through apply_histogram (every check, the series made);
+    # its next ones straight to the series that took it, through the same decoder.
+    took: dict[str, tuple[SeriesData, GuardedDecoder | None]] = {}
     with lock:
         for k, (a, n) in enumerate(zip(picked_starts.tolist(), picked_lengths.tolist(), strict=True)):
             if ids[k] >= 0:
                 assert fast is not None
-                run.apply_histogram(fast.tags[ids[k]], fast.steps[k], fast.walls[k], fast.rows_of(k), state)
+                tag = fast.tags[ids[k]]
+                known = took.get(tag)
+                if known is None or not _added(run, known, fast, k, state):
+                    series = run.apply_histogram(tag, fast.steps[k], fast.walls[k], fast.rows_of(k), state)
+                    if series is not None:
+                        took[tag] = (series, registry.decoder(series.meta.plugin_name))
                 continue
             try:
                 event = event_pb2.Event.FromString(data[a : a + n])
@@ -107,6 +119,26 @@ def _apply_batch(
                 run.problem(path, offsets[k], f"undecodable event ({exc})")
                 continue
             run.apply_passed_over(event, state)
+
+
+def _added(
+    run: RunData,
+    known: tuple[SeriesData, GuardedDecoder | None],
+    fast: HistogramRecords,
+    k: int,
+    state: FileState,
+) -> bool:
+    """Add histogram ``k`` of ``fast`` to the series that took its tag's last one; False (nothing
+    added) when its decoder refuses the rows, for apply_histogram to say why."""
+    series, dec = known
+    rows = fast.rows_of(k)
+    try:
+        stored = dec.decode(rows) if dec is not None else rows
+    except (ValueError, IndexError, TypeError):
+        return False
+    run.generation += 1
+    run.add_point(series, fast.steps[k], fast.walls[k], stored, state)
+    return True
 
 
 def _locate(

@@ -72,15 +72,25 @@ def test_passing_over_again_changes_nothing_a_read_gives(tmp_path, monkeypatch) 
 @pytest.mark.skipif(native.core() is None, reason="the compiled core is not built")
 def test_legacy_histograms_passed_over_are_decoded_in_bulk_as_protobuf_would(tmp_path, monkeypatch) -> None:
     logdir = _logdir(tmp_path)
-    bulk: list[str] = []
+    bulk: list[int] = []
+    decode = passed_over.decode_histograms
+
+    def counted(*args: object) -> object:
+        found = decode(*args)  # type: ignore[arg-type]
+        bulk.extend(i for i in found.ids if i >= 0)
+        return found
+
+    first: list[str] = []  # each tag's first histogram of a batch takes every check
     apply_histogram = RunData.apply_histogram
     monkeypatch.setattr(
-        RunData, "apply_histogram", lambda self, tag, *a: bulk.append(tag) or apply_histogram(self, tag, *a)
+        RunData, "apply_histogram", lambda self, tag, *a: first.append(tag) or apply_histogram(self, tag, *a)
     )
+    monkeypatch.setattr(passed_over, "decode_histograms", counted)
     ld = tbkit.read(str(logdir))
     ld.scalars()
     got = ld.histograms()
     assert len(bulk) == 2 * 2 * 40  # every histogram of both runs
+    assert 4 <= len(first) < len(bulk)  # the others went straight to their series
     monkeypatch.setattr(passed_over, "decode_histograms", lambda *a: None)  # protobuf for every record
     slow = tbkit.read(str(logdir))
     slow.scalars()
@@ -92,6 +102,38 @@ def test_legacy_histograms_passed_over_are_decoded_in_bulk_as_protobuf_would(tmp
     assert (
         tbkit.read(str(logdir)).histograms()["step"].tolist() == expected["step"].tolist()
     )  # a full read too
+
+
+def test_a_point_the_decoder_refuses_is_the_same_problem_in_bulk_and_through_protobuf(
+    tmp_path, monkeypatch
+) -> None:
+    """A histogram after its tag's first goes straight to the series; one its decoder refuses
+    takes apply_histogram instead, which says why, where the protobuf path says it too."""
+    from tbkit.plugins.histograms import decode as histograms
+
+    logdir = _logdir(tmp_path)
+    decode = histograms.decode
+
+    def picky(array: np.ndarray) -> np.ndarray:
+        if len(array) % 3 == 0:  # a property of the rows: both paths refuse the same points
+            raise ValueError("refused by the test")
+        return decode(array)
+
+    monkeypatch.setattr(histograms, "decode", picky)
+
+    def read() -> tuple[list[object], object]:
+        ld = tbkit.read(str(logdir))
+        ld.scalars()
+        with pytest.warns(RuntimeWarning, match="refused by the test"):
+            frame = ld.histograms()
+        return ld.problems().to_dict("records"), frame
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(passed_over, "decode_histograms", lambda *a: None)  # protobuf for every record
+        slow_problems, slow = read()
+    problems, got = read()
+    assert len(problems) > 0 and problems == slow_problems
+    assert got["step"].tolist() == slow["step"].tolist() and len(got) < 160
 
 
 def test_a_replaced_migration_takes_every_histogram_through_protobuf(tmp_path, monkeypatch) -> None:
