@@ -6,10 +6,11 @@ Two logdirs are written with tbkit's ``SummaryWriter`` and cached (regenerated w
 * L: 20 runs x 25 tags x 20,000 steps (10M scalars), with ``--large``;
 * R: 2,000 runs x 5 tags x 100 steps (many small runs: the fixed cost per run), with ``--sizes R``.
 
-Before the first tool, every file of the logdir is read once, untimed, so that each tool finds
-it in the page cache alike (this machine's kernel lets cached files go between sittings: the
-first tool to read a cold logdir paid for the disk alone). Each tool then reads all scalars of
-the logdir into memory, in its own subprocess so that its peak RSS (``VmHWM``) is its own:
+Before the first tool, every event file of the logdir is read once (the ``bytes`` tool's read,
+untimed), so that each tool finds it in the page cache alike (this machine's kernel lets
+cached files go between sittings: the first tool to read a cold logdir paid for the disk
+alone). Each tool then reads all scalars of the logdir into memory, in its own subprocess so
+that its peak RSS (``VmHWM``) is its own:
 
 * ``tbkit``: ``tbkit.read(logdir).scalars()``, once per reader path of ``--paths``: ``native``
   (the compiled core, ``TBKIT_NATIVE=1``) and ``python`` (pure Python, ``TBKIT_NATIVE=0``);
@@ -362,15 +363,6 @@ def report(size: str, results: dict[str, dict], *, large: bool) -> None:
         )
 
 
-def _into_page_cache(logdir: Path) -> None:
-    """Read every file under ``logdir`` once (untimed), so that no tool pays for a cold cache alone."""
-    for path in sorted(logdir.rglob("*")):
-        if path.is_file():
-            with path.open("rb") as f:
-                while f.read(1 << 24):
-                    pass
-
-
 def main(argv: list[str] | None = None) -> int:
     """Parse arguments, make the logdirs, run each tool, print the tables."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -406,7 +398,7 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"--sizes: choose from {list(SIZES)}")
     for size in sizes:
         logdir = ensure_logdir(Path(args.cache), size)
-        _into_page_cache(logdir)
+        _read_bytes(str(logdir), SIZES[size])  # untimed: every tool finds the files cached alike
         results = {}
         for name, tool, env in runs:
             results[name] = run_tool(tool, logdir, SIZES[size], args.timeout, env)
