@@ -38,6 +38,7 @@ def fake_entry_points(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, lis
         return list(groups.get(group, []))
 
     monkeypatch.setattr(importlib.metadata, "entry_points", entry_points)
+    monkeypatch.setattr(registry, "may_declare", lambda groups: True)  # the fakes are not on disk
     registry._reset()
     yield groups
     registry._reset()
