@@ -16,6 +16,7 @@ from typing import TypeVar
 
 import numpy as np
 
+from tbkit._collector import collector_held
 from tbkit.errors import NotFoundError
 from tbkit.plugins import registry
 from tbkit.provider import (
@@ -107,6 +108,10 @@ class LogdirIndex:
             found: A discovery of this logdir already made (e.g. by the caller's listing of
                 a parent directory): used instead of listing again.
         """
+        with collector_held():  # a run's state is a dozen containers: see tbkit._collector
+            return self._discover(found)
+
+    def _discover(self, found: Discovered | None) -> dict[str, list[str]]:
         if found is None:
             found = discover(self.logdir) if self._listing is None else self._listing
         listing = found
@@ -132,6 +137,10 @@ class LogdirIndex:
                 next reload reads on from there).
             found: A discovery of this logdir already made, used instead of listing again.
         """
+        with collector_held():  # a load makes many long-lived objects: see tbkit._collector
+            return self._reload(limit, found)
+
+    def _reload(self, limit: int | None, found: Discovered | None) -> int:
         files = self.discover(found)
         with self._reload_lock:  # one reload at a time; readers wait only while a window is applied
             with self._lock:
@@ -172,7 +181,8 @@ class LogdirIndex:
                     return
                 with self._lock:
                     runs = list(self._runs.values())
-                self._each_run(lambda run: load_passed_over(run, self._lock), runs)
+                with collector_held():
+                    self._each_run(lambda run: load_passed_over(run, self._lock), runs)
                 self._scalars_only = False
 
     def _each_run(self, work: Callable[[_T], None], items: list[_T]) -> None:

@@ -58,7 +58,9 @@ class SeriesData:
     refused: bool = False
     compact: bool = False
     _blocks: list[_Block] = field(default_factory=list)
-    _pending: list[tuple[int, float, object]] = field(default_factory=list)
+    _pending: list[tuple[int, float, object]] | None = (
+        None  # made when first needed: one container less a series
+    )
     _count: int = 0
     _max_step: int | None = None
     _max_wall: float | None = None
@@ -92,6 +94,8 @@ class SeriesData:
         """Append one point."""
         if self._unmeasured:
             self._measure()
+        if self._pending is None:
+            self._pending = []
         self._pending.append((step, wall_time, value))
         self._count += 1
         self._note(step, wall_time, (step, wall_time, value))
@@ -126,7 +130,7 @@ class SeriesData:
     def _flush(self) -> None:
         if not self._pending:
             return
-        pending, self._pending = self._pending, []
+        pending, self._pending = self._pending, None
         steps = np.array([p[0] for p in pending], dtype=np.int64)
         walls = np.array([p[1] for p in pending], dtype=np.float64)
         if self.is_scalar:
@@ -160,7 +164,7 @@ class SeriesData:
 
     def replace(self, steps: np.ndarray, wall_times: np.ndarray, values: np.ndarray) -> None:
         """Make these arrays the series' only block (e.g. views into a frame's columns)."""
-        self._pending = []
+        self._pending = None
         self._blocks = []
         self._unmeasured = 0
         self._count = len(steps)
@@ -175,8 +179,7 @@ class SeriesData:
         into a frame's columns; unlike :meth:`replace`, nothing about the points is recomputed."""
         if len(steps) != self._count:
             raise ValueError(f"rebase: {len(steps)} points given for a series of {len(self)}")
-        if self._pending:
-            self._pending = []
+        self._pending = None
         self._blocks = []
         if len(steps):
             self._append(steps, wall_times, values)

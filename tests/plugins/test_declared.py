@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tbkit.plugins import registry
-from tbkit.plugins.declared import may_declare
+from tbkit.plugins.declared import _finds_distributions, may_declare
 
 GROUP = registry.ENTRY_POINT_GROUP
 
@@ -40,7 +40,9 @@ def test_a_distribution_declaring_the_group_is_seen(tmp_path: Path) -> None:
     assert may_declare([GROUP], path=[str(tmp_path)])
 
 
-def test_no_distribution_declaring_it_is_a_no(tmp_path: Path) -> None:
+def test_no_distribution_declaring_it_is_a_no(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # only the standard finders: other tests may leave a finder of distributions of their own
+    monkeypatch.setattr(sys, "meta_path", [f for f in sys.meta_path if not _finds_distributions(f)])
     _dist(tmp_path, "other", "[console_scripts]\nx = y:z\n")
     _dist(tmp_path, "bare", None)
     # an .egg-info file (not a directory) holds no entry points
