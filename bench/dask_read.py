@@ -17,7 +17,12 @@ median is printed):
   ``--runs-per-partition`` says otherwise.
 
 With ``--groupby`` both sides compute each tag's mean value instead (``groupby("tag")`` of the
-frame; Dask's on the cluster, so that only the five means come back to the caller).
+frame; Dask's on the cluster, so that only the five means come back to the caller). With
+``--persist`` the Dask side reads the frame into the cluster's memory
+(``client.persist(frame)``, waited for: the partitions held by the workers, as a Dask user
+reads before computing on them), nothing gathered to the caller; the one process reads the
+whole frame into its memory, as without options. The row count and the sum of values are
+then computed on the cluster, after the clock, for the check.
 
 The two are timed alternately (one process, then Dask, ``--repeat`` times), so that both meet
 the machine's load alike. Both frames are checked equal (row count and the sum of values)
@@ -26,7 +31,7 @@ before and after: with other work on the cores, neither side's figure means much
 
 Usage::
 
-    python bench/dask_read.py [--cache DIR] [--repeat 3] [--runs-per-partition N] [--groupby]
+    python bench/dask_read.py [--cache DIR] [--repeat 3] [--runs-per-partition N] [--groupby | --persist]
 """
 
 from __future__ import annotations
@@ -86,12 +91,20 @@ def main() -> None:
         action="store_true",
         help="both sides compute each tag's mean value instead of the whole frame (Dask: on the cluster)",
     )
+    parser.add_argument(
+        "--persist",
+        action="store_true",
+        help="Dask reads the frame into the workers' memory (persist), nothing gathered to the caller",
+    )
     args = parser.parse_args()
+    if args.groupby and args.persist:
+        parser.error("--groupby and --persist: one or the other")
 
     from read import ensure_logdir  # bench/read.py's cached logdirs
 
     logdir = ensure_logdir(Path(args.cache), "R")
     load_before = os.getloadavg()[0]
+    import dask
     import distributed
 
     import tbkit
@@ -106,28 +119,35 @@ def main() -> None:
         warm = tbkit.read_dask(str(logdir), runs=["run_00", "run_01"], runs_per_partition=1)
         (_mean_by_tag(warm) if args.groupby else warm).compute()
         what = "groupby" if args.groupby else "frame"
-        singles, times, frame = [], [], None
+        singles, times, rows, total = [], [], 0, 0.0
         for _ in range(args.repeat):  # alternately, so that both meet the machine's load alike
             singles.append(one_process(logdir, what))
             t0 = time.perf_counter()
             dask_frame = tbkit.read_dask(str(logdir), runs_per_partition=args.runs_per_partition)
+            if args.persist:
+                held = client.persist(dask_frame)
+                distributed.wait(held)
+                times.append(time.perf_counter() - t0)
+                rows, total = dask.compute(held.shape[0], held["value"].sum())  # on the cluster
+                del held  # the workers let the partitions go
+                continue
             frame = (_mean_by_tag(dask_frame) if args.groupby else dask_frame).compute()
             times.append(time.perf_counter() - t0)
+            rows, total = len(frame), float(frame["value"].sum())
         partitions = dask_frame.npartitions
     finally:
         client.close()
         cluster.close()
     single = statistics.median(s["seconds"] for s in singles)
-    assert frame is not None
-    if len(frame) != singles[0]["rows"] or abs(float(frame["value"].sum()) - singles[0]["sum"]) > 1e-6 * len(
-        frame
-    ):
-        raise SystemExit(f"the frames differ: {len(frame)} rows against {singles[0]['rows']}")
+    if rows != singles[0]["rows"] or abs(float(total) - singles[0]["sum"]) > 1e-6 * max(rows, 1):
+        raise SystemExit(f"the frames differ: {rows} rows against {singles[0]['rows']}")
     distributed_s = statistics.median(times)
     result = "each tag's mean value" if args.groupby else "the whole frame"
+    if args.persist:
+        result += ", held by the workers (persist)"
     print(
         f"logdir R: 2,000 runs x 5 tags x 100 steps (1,000,000 scalars), median of {args.repeat};"
-        f" {result} ({len(frame):,} rows)"
+        f" {result} ({rows:,} rows)"
     )
     print(f"one process, tbkit.read().scalars(){'.groupby()' if args.groupby else ''}: {single:6.2f} s")
     print(f"Dask, 2 workers x 1 thread, {partitions} partitions:        {distributed_s:6.2f} s")

@@ -36,8 +36,13 @@ With ``tbkit_tag``, the last line gives its time as a share of the first tbkit p
 CPU time (the worker's threads together) as a share of that path's: on a shared machine the
 CPU times move less than the wall times.
 
+With ``--repeat N`` every tool runs N times, round after round (each round every tool in
+turn, so that all meet the machine's load alike); the table gives each tool's median run
+and the times of all rounds follow it. A single run of a 0.3 s read on a shared 2-core
+machine moves by a third from one run to the next.
+
 Usage: ``python bench/read.py [--large | --sizes S,L,R] [--tools tbkit,rustboard,bytes]
-[--paths native,python] [--cache DIR] [--timeout SECS]``
+[--paths native,python] [--repeat N] [--cache DIR] [--timeout SECS]``
 """
 
 from __future__ import annotations
@@ -317,6 +322,16 @@ def run_tool(tool: str, logdir: Path, spec: dict, timeout: float, env: dict | No
     return {"error": f"exit {proc.returncode}: {' | '.join(tail)}"}
 
 
+def _median_run(found: list[dict]) -> dict:
+    """The run of median seconds among a tool's runs (the lower middle one of an even count), or
+    the first error if any run failed."""
+    errors = [r for r in found if "error" in r]
+    if errors:
+        return errors[0]
+    ranked = sorted(found, key=lambda r: r["seconds"])
+    return ranked[(len(ranked) - 1) // 2]
+
+
 def report(size: str, results: dict[str, dict], *, large: bool) -> None:
     """Print the table: tool, seconds, ratio vs tbkit, peak RSS, rows (and frame size on L).
 
@@ -373,6 +388,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tools", default=",".join(TOOLS), help=f"from {TOOLS + EXTRA_TOOLS}")
     parser.add_argument("--paths", default=",".join(PATHS), help=f"tbkit's reader paths, from {list(PATHS)}")
     parser.add_argument("--timeout", type=float, default=1800.0, help="seconds per tool run")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="rounds of every tool, each tool's median run reported (odd: a real run)",
+    )
     parser.add_argument("--worker", nargs=3, metavar=("TOOL", "LOGDIR", "SPEC"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
@@ -399,11 +420,20 @@ def main(argv: list[str] | None = None) -> int:
     for size in sizes:
         logdir = ensure_logdir(Path(args.cache), size)
         _read_bytes(str(logdir), SIZES[size])  # untimed: every tool finds the files cached alike
-        results = {}
-        for name, tool, env in runs:
-            results[name] = run_tool(tool, logdir, SIZES[size], args.timeout, env)
-            print(f"  {name}: {results[name]}", flush=True)
+        tries: dict[str, list[dict]] = {name: [] for name, _, _ in runs}
+        for _ in range(args.repeat):  # the tools in turn, round after round: all meet the load alike
+            for name, tool, env in runs:
+                tries[name].append(run_tool(tool, logdir, SIZES[size], args.timeout, env))
+                print(f"  {name}: {tries[name][-1]}", flush=True)
+        results = {name: _median_run(found) for name, found in tries.items()}
         report(size, results, large=size == "L")
+        if args.repeat > 1:
+            print(f"times of the {args.repeat} rounds (the table gives each tool's median run):")
+            for name, found in tries.items():
+                print(
+                    f"  {name:<16}"
+                    + " ".join(f"{r['seconds']:.2f}" if "error" not in r else "error" for r in found)
+                )
     return 0
 
 
