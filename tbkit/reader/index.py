@@ -30,7 +30,7 @@ from tbkit.provider import (
 )
 from tbkit.reader.discovery import Discovered, discover
 from tbkit.reader.events import Problem, RunData
-from tbkit.reader.loader import load_file
+from tbkit.reader.loader import drop_read_buffer, load_file
 from tbkit.reader.names import NameSpec, name_filter
 from tbkit.reader.pacing import GivingWay
 from tbkit.reader.passed_over import load_passed_over
@@ -153,7 +153,10 @@ class LogdirIndex:
                 for path in item[1]:
                     load_file(item[0], path, limit, lock, size=sizes.get(path))
 
-            self._each_run(load_run, work)
+            try:
+                self._each_run(load_run, work)
+            finally:
+                drop_read_buffer()  # the loading threads' buffers went with them; this thread's too
             with self._lock:
                 self._loaded, self._unread = True, None
                 return self.generation

@@ -230,3 +230,29 @@ def test_a_first_load_asked_while_holding_the_index_lock_does_not_wait_on_itself
     thread.start()
     thread.join(60)  # a deadlock guard, not a speed bound: the load takes milliseconds
     assert not thread.is_alive() and names == ["run0", "run1", "run2"]
+
+
+def test_the_read_buffer_kept_from_file_to_file_leaves_nothing_of_one_in_another(tmp_path):
+    # Each loading thread's read buffer is reused by its next file: text, image bytes
+    # and scalars read from a file must not change when a later file is read into that buffer.
+    import numpy as np
+
+    for run, seed in (("a", 1), ("b", 2), ("c", 3)):
+        with tbkit.SummaryWriter(str(tmp_path / run)) as writer:
+            rng = np.random.default_rng(seed)
+            for step in range(3 + seed):  # files of different lengths: a shorter one after a longer
+                writer.add_scalar("loss", float(rng.random()), step)
+                writer.add_text("note", f"{run}-{step}-" + "x" * (50 * seed), step)
+                writer.add_image("img", rng.integers(0, 255, (3, 4, 4), dtype=np.uint8), step)
+    alone = {run: tbkit.read(str(tmp_path), runs=[run]) for run in "abc"}
+    together = tbkit.read(str(tmp_path))  # three runs on two loading threads: one reads two
+    for run in "abc":
+        for kind in ("scalars", "text", "images"):
+            mine = getattr(together, kind)()
+            mine = mine[mine["run"] == run].reset_index(drop=True)
+            theirs = getattr(alone[run], kind)().reset_index(drop=True)
+            assert len(mine) == 3 + "abc".index(run) + 1
+            column = {"scalars": "value", "text": "text", "images": "data"}[kind]
+            assert mine[column].tolist() == theirs[column].tolist(), (run, kind)
+    text = together.text()
+    assert text[text["run"] == "c"]["text"].iloc[0] == "c-0-" + "x" * 150
