@@ -56,15 +56,16 @@ def load_file(
 ) -> None:
     """Read the new bytes of the event file ``path`` of ``run`` and apply them.
 
+    The bytes are read into the thread's read buffer, which the thread's next file reuses
+    (up to a chunk's size; :func:`drop_read_buffer` lets it go): fresh pages cost more to
+    write than the read into them (a chunk a file was 80 MB of new pages for the 20 files
+    of a 560 MB logdir).
+
     Args:
         run: The run the file belongs to.
         path: The event file.
         limit: Read at most this many new bytes now (the rest on a later call): a quick
             first look that finds a run's tags without reading all of it.
-            The bytes are read into a buffer of the thread's that the next file's read
-            reuses (up to a chunk's size; :func:`drop_read_buffer` lets it go): on this
-            kind of machine writing fresh pages costs more than reading into them (a chunk a
-            file: 80 MB of new pages for the 20 files of a 560 MB logdir).
         lock: Held while the run's data change (one window of records at a time), not
             while bytes are read and framed, so readers of the run wait little.
         chunk: Bytes read from the file at a time (more when one record is longer), so
